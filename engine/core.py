@@ -136,6 +136,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import copy
+import dataclasses
 import hashlib
 import json
 import logging
@@ -1071,6 +1072,7 @@ class Engine:
         self._triggers_on.enabled = triggers
         self._triggers_on.time = statement_time(log[2])[0]
         self._triggers_on.used = plan.trigger_reads
+        self._triggers_on.held = False  # (a statement a trigger failed while it held them)
         # a parent whose keys cascade: the statement and its cascades are undone together
         guard = plan.target is not None and ((plan.target[0], plan.target[1].lower()) in self._fk.cascading
                                              or (multi is not None and multi.cascades(self._fk.cascading)))
@@ -1489,8 +1491,12 @@ class Engine:
             other = self.table(table.schema, named.group(1))  # a trigger's row: its value not told
             return SQLError(ER_DUP_ENTRY, "?", other.key_name_for(cols) if other is not None else "?")
         if cols is not None and table is not None:
-            return SQLError(ER_DUP_ENTRY, self._w_duplicate_value(table, cols, plan, args),
-                            f"{table.key_name_for(cols)}")
+            shown = self._w_duplicate_value(table, cols, plan, args)
+            assigned = self._wstate.fx.trigger_assigned if self._wstate.fx is not None else None
+            if shown == "?" and assigned is not None and len(cols) == 1 and assigned[0].startswith(
+                    f"`{table.schema}`.`{table.name}`.`{table.column(cols[0]).name}` "):
+                shown = _key_shown(table, cols, [assigned[1]])  # (a BEFORE trigger's SET NEW.col met the key)
+            return SQLError(ER_DUP_ENTRY, shown, f"{table.key_name_for(cols)}")
         if plan.returning is not None and msg.startswith("no such column: "):
             # the write's own clauses compile alone: a column they lack is RETURNING's
             try:
@@ -1872,6 +1878,9 @@ class Engine:
                 if counted is not None:
                     counted.unsafe += notes
                     counted.trigger_reads, counted.trigger_writes = reads, writes
+            if plan.changed is not None and plan.multi is None and "UPDATE" in self._triggered(plan.target):
+                # (the rows it leaves as they were fire the triggers too)
+                plan.changed = dataclasses.replace(plan.found, writes_unchanged=True)
         return plan
 
 

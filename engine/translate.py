@@ -350,6 +350,9 @@ class Plan:
     found: Plan | None = None  # UPDATE counting matched rows (CLIENT_FOUND_ROWS), as `changed` counts
     # an UPDATE (`changed`, `found`) that counts the rows it matched and changed (`mysql_matched`)
     counts_rows: bool = False
+    # an UPDATE writing every row it matches, changed or not, for the table's UPDATE triggers
+    # fire for each (MariaDB's); its changed rows those `mysql_matched` counted
+    writes_unchanged: bool = False
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
     # the 0x.. and bit literals (`lexer.Hybrid`): (literal index, read as a number here); the
     # session binds each as its number, or as its bytes (`values.hybrid_params`)

@@ -10,8 +10,11 @@ from the catalog inside the writer's transaction after every DDL of the schema
 non-TEMP SQLite trigger names only its own file's tables: a body writing another database's
 table, or needing what the writer does beside SQLite (ids handed out by `autoinc`, a multi-table
 write, INSERT IGNORE's rows apart, the statement's microseconds, variables), is refused with 1235 at
-CREATE; `SET NEW.col = ...` (SQLite's BEFORE triggers cannot assign NEW) too. The statement's
-time (NOW(), a DEFAULT CURRENT_TIMESTAMP ...) is the firing write's, `__trg_time`.
+CREATE. The statement's time (NOW(), a DEFAULT CURRENT_TIMESTAMP ...) is the firing write's,
+`__trg_time`. SQLite's BEFORE triggers cannot assign NEW: the BEFORE triggers of a (table, event)
+any of which does `SET NEW.col = expr` run at the start of its AFTER trigger instead, each SET an
+UPDATE of the row just written (`__trg_hold` keeps the table's triggers from firing for it), NEW.col
+read from the row as stored; the binlog keeps the firing statement, whose triggers a replica runs.
 
 A body that names a table or column that is no longer there (MariaDB checks them when the trigger
 fires) becomes a SQLite trigger that raises that error when it fires; so does a trigger whose
@@ -121,12 +124,17 @@ class TriggerSwitch:
         self.enabled = True
         self.time = 0  # the running write's timestamp (`Engine._w_write`)
         self.used: frozenset[str] = frozenset()  # its `Plan.trigger_reads`
+        self.held = False  # a BEFORE trigger's `SET NEW.col` writing its row (`_assignment_sql`)
 
     def register(self, conn: sqlite3.Connection) -> None:
         """On the writer (after `register_idle`, which it replaces)."""
-        conn.create_function("__trg_on", 0, lambda: 1 if self.enabled else 0)
+        conn.create_function("__trg_on", 0, lambda: 1 if self.enabled and not self.held else 0)
+        conn.create_function("__trg_hold", 1, self._hold)
         conn.create_function("__trg_time", 1, self._time)
         conn.create_function("__trg_used", 1, lambda name: 1 if name in self.used else 0)
+
+    def _hold(self, held: int) -> None:
+        self.held = bool(held)
 
     def _time(self, kind: int) -> str | int:
         if kind == 3:
@@ -140,6 +148,7 @@ def register_idle(conn: sqlite3.Connection) -> None:
     conn.create_function("__trg_on", 0, lambda: 0)
     conn.create_function("__trg_time", 1, lambda kind: None)
     conn.create_function("__trg_used", 1, lambda name: 0)
+    conn.create_function("__trg_hold", 1, lambda held: None)
 
 
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%H:%M:%S")
@@ -204,7 +213,8 @@ def check_rows(trigger: Trigger, table: Table) -> None:
             row = tokens[1].upper if len(tokens) > 1 else ""
             if row == "OLD" or row == "NEW" and trigger.timing == "AFTER":
                 raise SQLError(ER_TRG_CANT_CHANGE_ROW, row, "after " if row == "NEW" else "")
-            raise SQLError(ER_NOT_SUPPORTED_YET, "SET in a trigger")
+            if assignments(statement) is None:
+                raise SQLError(ER_NOT_SUPPORTED_YET, "SET of a variable in a trigger")
         for k, tok in enumerate(tokens[:-2]):
             if not (tok.is_word("NEW", "OLD") and tokens[k + 1].text == "." and (k == 0 or tokens[k - 1].text != ".")):
                 continue
@@ -216,9 +226,36 @@ def check_rows(trigger: Trigger, table: Table) -> None:
                 raise SQLError(ER_BAD_FIELD_ERROR, name, row)
 
 
-def _row_markers(statement: str, table: Table) -> tuple[str, list[object], dict[int, str]]:
+def assignments(statement: str) -> list[tuple[str, str]] | None:
+    """`SET NEW.col = expr [, NEW.col = expr] ...`'s (column, expression text) pairs, in order
+    (None: any other statement; a SET of anything but NEW's columns too)."""
+    shape, literals = extract(statement)
+    tokens = tokenize(shape)
+    if not tokens or not tokens[0].is_word("SET"):
+        return None
+    texts = literal_texts(statement)
+    out, depth, k, seen = [], 0, 1, 0
+    while k < len(tokens):
+        if not (k + 3 < len(tokens) and tokens[k].is_word("NEW") and tokens[k + 1].text == "."
+                and tokens[k + 3].text in ("=", ":=")):
+            return None
+        column, start, first = tokens[k + 2].text.strip("`"), tokens[k + 3].end, seen
+        k += 4
+        while k < len(tokens) and not (depth == 0 and tokens[k].text == ","):
+            depth += {"(": 1, ")": -1}.get(tokens[k].text, 0) if tokens[k].kind == "op" else 0
+            seen += tokens[k].kind == "param"
+            k += 1
+        end = tokens[k].start if k < len(tokens) else len(shape)
+        out.append((column, _with_literals(shape[start:end].strip(), literals[first:seen],
+                                           texts[first:seen] if len(texts) == len(literals) else [])))
+        k += 1
+    return out
+
+
+def _row_markers(statement: str, table: Table, stored_new: bool = False) -> tuple[str, list[object], dict[int, str]]:
     """The statement's shape with each NEW.col / OLD.col a literal of the column's kind (an
-    integer column's 0, else ''), its literals, and the SQLite text of each marker literal."""
+    integer column's 0, else ''), its literals, and the SQLite text of each marker literal
+    (`stored_new`: NEW.col read from the row as stored, which BEFORE triggers' SETs changed)."""
     shape, literals = extract(statement)
     tokens = tokenize(shape)
     out, params, markers = [], [], {}
@@ -229,7 +266,9 @@ def _row_markers(statement: str, table: Table) -> tuple[str, list[object], dict[
                 and (k == 0 or tokens[k - 1].text != ".")):
             column = table.column(tokens[k + 2].text.strip("`"))
             out.append(shape[at:tok.start] + "?")
-            markers[len(params)] = f"{tok.upper}.{quote_ident(column.name)}"
+            markers[len(params)] = (f"(SELECT {quote_ident(column.name)} FROM {quote_ident(table.name)} "
+                                    f"WHERE rowid = NEW.rowid)" if stored_new and tok.upper == "NEW"
+                                    else f"{tok.upper}.{quote_ident(column.name)}")
             params.append(0 if column.base in INT_TYPES else "")
             at = tokens[k + 2].end
             k += 3
@@ -247,11 +286,11 @@ _REFUSED_PLAN = ("into_vars", "multi", "returning", "user_vars", "sysvars", "use
                  "uses_rand", "uses_fraction", "ignore", "auto_select_slot", "auto_selected_at", "ids_returned")
 
 
-def statement_sql(statement: str, trigger: Trigger, table: Table, plan_of: Callable[[str, list], Plan]
-                  ) -> tuple[str, tuple[str, str]]:
+def statement_sql(statement: str, trigger: Trigger, table: Table, plan_of: Callable[[str, list], Plan],
+                  stored_new: bool = False) -> tuple[str, tuple[str, str]]:
     """One body statement as SQLite text for a trigger in the table's file, and the table it
     writes (schema, name). 1235 for what a SQLite trigger cannot run as the writer would."""
-    shape, params, markers = _row_markers(statement, table)
+    shape, params, markers = _row_markers(statement, table, stored_new)
     plan = plan_of(shape, params)
     if plan.kind != "write" or plan.target is None:
         raise SQLError(ER_NOT_SUPPORTED_YET, "a trigger statement other than INSERT, REPLACE, UPDATE or DELETE")
@@ -335,15 +374,29 @@ def install_sql(schema: str, triggers: Iterable[Trigger], table_of: Callable[[st
     for trigger in ordered(triggers):
         if table_of(trigger.table) is not None:
             groups.setdefault((trigger.table.lower(), trigger.timing, trigger.event), []).append(trigger)
+    # a BEFORE trigger that assigns NEW.col (SQLite's cannot): its (table, event)'s BEFORE
+    # triggers run first in the AFTER trigger, each SET an UPDATE of the row just written, and
+    # NEW.col read from that row
+    deferred = {(table, event) for (table, timing, event), group in groups.items() if timing == "BEFORE"
+                and any(assignments(s) is not None for t in group for s in split_body(t.body))}
     bodies: dict[tuple[str, str, str], list[str]] = {}
     writes: dict[tuple[str, str, str], set[str]] = {}
     for key, group in groups.items():
-        bodies[key], writes[key] = [], set()
+        stored_new = (key[0], key[2]) in deferred
+        if stored_new:
+            key = (key[0], "AFTER", key[2])
+        bodies.setdefault(key, []), writes.setdefault(key, set())
         for trigger in group:
             table = table_of(trigger.table)
             for statement in split_body(trigger.body):
+                pairs = assignments(statement) if trigger.timing == "BEFORE" else None
                 try:
-                    text, target = statement_sql(statement, trigger, table, lambda shape, params: plan_of(shape, schema, params))
+                    if pairs is not None:
+                        bodies[key].extend(_assignment_sql(pairs, trigger, table, lambda shape, params: plan_of(
+                            shape, schema, params)))
+                        continue
+                    text, target = statement_sql(statement, trigger, table,
+                                                 lambda shape, params: plan_of(shape, schema, params), stored_new)
                 except SQLError as exc:
                     if trigger.name.lower() in made and exc.code not in _LATE_ERRORS:
                         raise
@@ -361,6 +414,23 @@ def install_sql(schema: str, triggers: Iterable[Trigger], table_of: Callable[[st
         sql.append(f"CREATE TRIGGER {quote_ident(schema)}.{quote_ident(f'{_SQLITE_PREFIX}{n}')} {key[1]} {key[2]} "
                    f"ON {quote_ident(table.name)} FOR EACH ROW WHEN __trg_on() BEGIN {' '.join(statements)} END")
     return sql
+
+
+def _assignment_sql(pairs: list[tuple[str, str]], trigger: Trigger, table: Table,
+                    plan_of: Callable[[str, list], Plan]) -> list[str]:
+    """A BEFORE trigger's `SET NEW.col = expr, ...` run after its row is written: each an UPDATE
+    of that row, one after the other (a later one reads what an earlier one stored), stored as
+    the column stores a write's value (strict mode's errors, conversions), with the table's
+    triggers held off (MariaDB fires no UPDATE trigger for it)."""
+    out = ["SELECT __trg_hold(1);"]
+    for column, expression in pairs:
+        text, _ = statement_sql(f"UPDATE {mysql_ident(table.name)} SET {mysql_ident(column)} = {expression}",
+                                trigger, table, plan_of, stored_new=True)
+        head = f"UPDATE {quote_ident(table.name)} SET {quote_ident(table.column(column).name)} = "
+        if text.startswith(head + "mysql_store(("):
+            text = head + "mysql_store_assigned" + text[len(head) + len("mysql_store"):]
+        out.append(f"{text} WHERE rowid = NEW.rowid;")
+    return out + ["SELECT __trg_hold(0);"]
 
 
 def _written_from(table: str, writes: dict[tuple[str, str, str], set[str]]) -> set[str]:

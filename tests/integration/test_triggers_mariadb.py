@@ -122,6 +122,17 @@ def _told(answers: list[tuple]) -> list[tuple]:
             for a in answers]
 
 
+def _stepped(server, setup: list[str], steps: list[str], database: str) -> list[tuple]:
+    """`setup` run on the server, then (statement, `ok_answer`) of each step on one connection."""
+    for sql in setup:
+        server.query(sql)
+    conn = server.connect(database)
+    try:
+        return [(sql, *ok_answer(conn, sql)) for sql in steps]
+    finally:
+        conn.close()
+
+
 def _trigger_statements(server) -> list[str]:
     """The text of each CREATE / DROP TRIGGER in the server's binlogs."""
     found = []
@@ -153,15 +164,7 @@ def _shown(server) -> list[tuple]:
 def test_triggers_answer_fire_and_replicate_as_mariadbs(tmp_path):
     with reference_ours_and_replicas(tmp_path, our_slave=True, reference_log_bin="master-bin") as (
             reference, ours, replicas):
-        answers = []
-        for server in (reference, ours):
-            for sql in SETUP:
-                server.query(sql)
-            conn = server.connect("trg")
-            try:
-                answers.append([(sql, *ok_answer(conn, sql)) for sql in STEPS])
-            finally:
-                conn.close()
+        answers = [_stepped(server, SETUP, STEPS, "trg") for server in (reference, ours)]
         assert answer_differences(*[_told(a) for a in answers]) == ""
         # an account without SUPER, binlog on: 1419 for CREATE and DROP TRIGGER, its database's ALL
         # aside; its writes fire the triggers (compiled for its privilege check where none fires)
@@ -347,3 +350,58 @@ def test_our_slave_of_a_row_format_mariadb_fires_no_trigger(tmp_path):
         if slave is not None:
             slave.stop()
         master.stop()
+
+
+ASSIGN_SETUP = [
+    "CREATE DATABASE asg",
+    "CREATE USER asg@'%'",
+    "GRANT ALL ON asg.* TO asg@'%'",
+    "CREATE TABLE asg.item (id INT PRIMARY KEY, name VARCHAR(20), slug VARCHAR(8) UNIQUE, qty INT,"
+    " price DECIMAL(8,2), total DECIMAL(10,2), n TINYINT, was INT, created_at DATETIME, updated_at DATETIME)",
+    "CREATE TABLE asg.log (id INT PRIMARY KEY, what VARCHAR(40))",
+]
+
+# BEFORE triggers that assign NEW.col, as ORMs' migrations and real schemas write them
+ASSIGN_STEPS = [
+    "SET timestamp = 1700000000",
+    "CREATE DEFINER=asg@'%' TRIGGER item_bi BEFORE INSERT ON item FOR EACH ROW BEGIN "
+    "SET NEW.slug = LOWER(NEW.name); SET NEW.total = NEW.qty * NEW.price, NEW.created_at = NOW(); "
+    "INSERT INTO log VALUES (NEW.id * 10, CONCAT('bi ', NEW.slug, ' ', NEW.total)); END",
+    "CREATE DEFINER=asg@'%' TRIGGER item_ai AFTER INSERT ON item FOR EACH ROW "
+    "INSERT INTO log VALUES (NEW.id * 10 + 1, CONCAT('ai ', NEW.slug, ' ', NEW.total))",
+    "CREATE DEFINER=asg@'%' TRIGGER item_bu BEFORE UPDATE ON item FOR EACH ROW "
+    "SET NEW.was = OLD.qty, NEW.updated_at = NOW(), NEW.total = NEW.qty * NEW.price",
+    "CREATE DEFINER=asg@'%' TRIGGER item_au AFTER UPDATE ON item FOR EACH ROW "
+    "REPLACE INTO log VALUES (NEW.id * 10 + 2, CONCAT('au ', OLD.total, ' ', NEW.total, ' ', NEW.was))",
+    "INSERT INTO item (id, name, qty, price) VALUES (1, 'Apple', 3, 1.25), (2, 'PEAR', 2, 0.5)",
+    "UPDATE item SET qty = qty + 10 WHERE id = 2",
+    "UPDATE item SET price = 2 WHERE id = 1",
+    "UPDATE item SET qty = qty WHERE id = 1",
+    # the column's conversion of the assigned value: strict mode's errors, undoing the statement
+    "INSERT INTO item (id, name, qty, price) VALUES (3, 'Far Too Long A Name', 1, 1)",
+    "INSERT INTO item (id, name, qty, price) VALUES (3, 'apple', 1, 1)",
+    "INSERT INTO item (id, name, qty, price) VALUES (4, 'ok', 1, 1), (5, 'OK', 1, 1)",
+    "CREATE DEFINER=asg@'%' TRIGGER item_bi2 BEFORE INSERT ON item FOR EACH ROW FOLLOWS item_bi SET NEW.n = NEW.qty * 100",
+    "INSERT INTO item (id, name, qty, price) VALUES (6, 'big', 2, 1)",
+    "INSERT INTO item (id, name, qty, price) VALUES (8, 'a', 0, 1), (9, 'b', 3, 1)",
+    "SET sql_mode = ''",
+    "INSERT INTO item (id, name, qty, price) VALUES (7, 'Long Name Here', 9, 1.5)",
+    "SET sql_mode = DEFAULT",
+    "SET timestamp = DEFAULT",
+    # MariaDB's errors at CREATE
+    "CREATE DEFINER=asg@'%' TRIGGER item_x BEFORE UPDATE ON item FOR EACH ROW SET OLD.qty = 1",
+    "CREATE DEFINER=asg@'%' TRIGGER item_x BEFORE DELETE ON item FOR EACH ROW SET NEW.qty = 1",
+    "CREATE DEFINER=asg@'%' TRIGGER item_x BEFORE UPDATE ON item FOR EACH ROW SET NEW.nope = 1",
+    "CREATE DEFINER=asg@'%' TRIGGER item_x BEFORE UPDATE ON item FOR EACH ROW SET NEW.qty = nope",
+]
+
+ASSIGN_LISTED = ["SELECT * FROM asg.item ORDER BY id", "SELECT * FROM asg.log ORDER BY id"]
+
+
+def test_before_triggers_assign_new_as_mariadbs(tmp_path):
+    with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, ours, replicas):
+        answers = [_stepped(server, ASSIGN_SETUP, ASSIGN_STEPS, "asg") for server in (reference, ours)]
+        differences = answer_differences(*answers)
+        assert differences == "", differences
+        for sql in ASSIGN_LISTED:
+            assert_same_rows(reference, ours, replicas, sql)
