@@ -405,3 +405,43 @@ def test_before_triggers_assign_new_as_mariadbs(tmp_path):
         assert differences == "", differences
         for sql in ASSIGN_LISTED:
             assert_same_rows(reference, ours, replicas, sql)
+
+
+# validation triggers: IF ... THEN SIGNAL, IF / ELSEIF / ELSE around SET NEW.col
+CHECK_SETUP = [
+    "CREATE DATABASE chk",
+    "CREATE USER chk@'%'",
+    "GRANT ALL ON chk.* TO chk@'%'",
+    "CREATE TABLE chk.acct (id INT PRIMARY KEY, email VARCHAR(40), balance INT, tier VARCHAR(8))",
+]
+
+CHECK_STEPS = [
+    "CREATE DEFINER=chk@'%' TRIGGER acct_bi BEFORE INSERT ON acct FOR EACH ROW BEGIN "
+    "IF NEW.balance < 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'balance can''t be negative'; "
+    "ELSEIF NEW.balance IS NULL THEN SET NEW.balance = 0, NEW.tier = 'none'; "
+    "ELSE IF NEW.balance >= 1000 THEN SET NEW.tier = 'gold'; ELSE SET NEW.tier = 'basic'; END IF; "
+    "SET NEW.balance = NEW.balance + 1; END IF; "
+    "IF NEW.email NOT LIKE '%@%' THEN SIGNAL SQLSTATE '45000'; END IF; END",
+    "CREATE DEFINER=chk@'%' TRIGGER acct_bu BEFORE UPDATE ON acct FOR EACH ROW "
+    "IF NEW.email <> OLD.email THEN "
+    "SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 1451, MESSAGE_TEXT = 'email is fixed'; END IF",
+    "INSERT INTO acct (id, email, balance) VALUES (1, 'a@x', 10), (2, 'b@x', NULL), (3, 'c@x', 5000)",
+    "INSERT INTO acct (id, email, balance) VALUES (4, 'd@x', 1), (5, 'e@x', -1)",
+    "INSERT INTO acct (id, email, balance) VALUES (6, 'nope', 1)",
+    "UPDATE acct SET email = 'z@x' WHERE id = 1",
+    "UPDATE acct SET balance = balance * 2",
+    "BEGIN",
+    "INSERT INTO acct (id, email, balance) VALUES (7, 'g@x', 7)",
+    "INSERT INTO acct (id, email, balance) VALUES (8, 'h@x', -8)",
+    "COMMIT",
+    "CREATE DEFINER=chk@'%' TRIGGER acct_x BEFORE DELETE ON acct FOR EACH ROW SIGNAL SQLSTATE '0000A'",
+    "CREATE DEFINER=chk@'%' TRIGGER acct_x BEFORE DELETE ON acct FOR EACH ROW SIGNAL SQLSTATE '00000'",
+]
+
+
+def test_validation_triggers_signal_as_mariadbs(tmp_path):
+    with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, ours, replicas):
+        answers = [_stepped(server, CHECK_SETUP, CHECK_STEPS, "chk") for server in (reference, ours)]
+        differences = answer_differences(*answers)
+        assert differences == "", differences
+        assert_same_rows(reference, ours, replicas, "SELECT * FROM chk.acct ORDER BY id")

@@ -145,6 +145,23 @@ async def test_before_triggers_assign_new_columns(engine, db):
     assert await error(engine, db, "CREATE TRIGGER x BEFORE UPDATE ON t FOR EACH ROW SET NEW.zz = 1") == 1054
 
 
+async def test_if_and_signal_in_bodies(engine, db):
+    await run(engine, db, "CREATE TRIGGER t_bi BEFORE INSERT ON t FOR EACH ROW "
+                          "IF NEW.a IS NULL THEN SET NEW.a = 1, NEW.s = 'dflt'; SET NEW.a = NEW.a + 1; "
+                          "ELSEIF NEW.a < 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'neg'; END IF")
+    await run(engine, db, "INSERT INTO t (id, a) VALUES (1, NULL), (2, 5)")
+    # the IF's condition read once: its branch's second SET runs though the first made a non-NULL
+    assert await rows(engine, db, "SELECT * FROM t ORDER BY id") == [(1, 2, "dflt"), (2, 5, None)]
+    with pytest.raises(SQLError) as e:
+        await run(engine, db, "INSERT INTO t (id, a) VALUES (3, 1), (4, -1)")
+    assert (e.value.code, e.value.sqlstate, e.value.message) == (1644, "45000", "neg")
+    assert await rows(engine, db, "SELECT COUNT(*) FROM t") == [(2,)]
+    assert await error(engine, db, "CREATE TRIGGER x BEFORE DELETE ON t FOR EACH ROW SIGNAL SQLSTATE '00000'") == 1407
+    assert await error(engine, db, "CREATE TRIGGER x BEFORE DELETE ON t FOR EACH ROW BEGIN DECLARE n INT; END") == 1235
+    assert await error(engine, db, "CREATE TRIGGER x AFTER DELETE ON t FOR EACH ROW "
+                                   "IF OLD.a > 0 THEN DELETE FROM u; END IF") == 1235
+
+
 def test_compound_body_is_one_statement():
     sql = "CREATE TRIGGER x AFTER INSERT ON t FOR EACH ROW BEGIN DELETE FROM u; DELETE FROM v; END; SELECT 1"
     assert split_statements(sql) == [sql[:-len("; SELECT 1")], "SELECT 1"]
