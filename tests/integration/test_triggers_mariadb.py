@@ -381,6 +381,10 @@ ASSIGN_STEPS = [
     "INSERT INTO item (id, name, qty, price) VALUES (3, 'Far Too Long A Name', 1, 1)",
     "INSERT INTO item (id, name, qty, price) VALUES (3, 'apple', 1, 1)",
     "INSERT INTO item (id, name, qty, price) VALUES (4, 'ok', 1, 1), (5, 'OK', 1, 1)",
+    # an UPDATE's 1062 names the value of the first row (in the key's order) meeting another
+    "UPDATE item SET slug = 'PEAR' WHERE id = 1",
+    "UPDATE item SET slug = IF(id = 1, 'pear', 'apple')",
+    "UPDATE item SET slug = CONCAT(slug, 'x'), id = id + 1",
     "CREATE DEFINER=asg@'%' TRIGGER item_bi2 BEFORE INSERT ON item FOR EACH ROW FOLLOWS item_bi SET NEW.n = NEW.qty * 100",
     "INSERT INTO item (id, name, qty, price) VALUES (6, 'big', 2, 1)",
     "INSERT INTO item (id, name, qty, price) VALUES (8, 'a', 0, 1), (9, 'b', 3, 1)",

@@ -162,6 +162,22 @@ async def test_if_and_signal_in_bodies(engine, db):
                                    "IF OLD.a > 0 THEN DELETE FROM u; END IF") == 1235
 
 
+async def test_duplicates_name_their_value(engine, db):
+    await run(engine, db, "CREATE TABLE k (id INT PRIMARY KEY, a INT UNIQUE, s VARCHAR(10) UNIQUE)")
+    await run(engine, db, "INSERT INTO k VALUES (1, 1, 'x'), (2, 2, 'y'), (3, 3, 'z')")
+    for sql, shown in (("UPDATE k SET a = a + 1", "Duplicate entry '2' for key 'a'"),
+                       ("UPDATE k SET a = a - 1 WHERE id > 1", "Duplicate entry '1' for key 'a'"),
+                       ("UPDATE k SET s = 'Y' WHERE id = 3", "Duplicate entry 'Y' for key 's'")):
+        with pytest.raises(SQLError) as e:
+            await run(engine, db, sql)
+        assert e.value.message == shown
+    await run(engine, db, "UPDATE k SET a = a + 10")  # (no row meets another)
+    await run(engine, db, "CREATE TRIGGER k_bi BEFORE INSERT ON k FOR EACH ROW SET NEW.s = LEFT(LOWER(NEW.s), 1)")
+    with pytest.raises(SQLError) as e:
+        await run(engine, db, "INSERT INTO k VALUES (4, 4, 'Zq')")
+    assert e.value.message == "Duplicate entry 'z' for key 's'"
+
+
 def test_compound_body_is_one_statement():
     sql = "CREATE TRIGGER x AFTER INSERT ON t FOR EACH ROW BEGIN DELETE FROM u; DELETE FROM v; END; SELECT 1"
     assert split_statements(sql) == [sql[:-len("; SELECT 1")], "SELECT 1"]
