@@ -4375,8 +4375,12 @@ class Translator:
             self.out.append(f"{quote_ident(base.name)} = {quote_ident(base.name)}")
         for col in table.columns:
             if col.on_update_now and col.name.lower() not in set_cols:
-                self.out.append(", " + quote_ident(col.name) + " =")
+                # (only a row the SET changes: the plan writing every matched row leaves the rest)
+                changed_out, changed_args = self.changed_condition(self.assigned)
+                self.out.extend([", " + quote_ident(col.name) + " = iif((", *changed_out, "),"])
+                self.args.extend(changed_args)
                 self.add_now(col, on_update=True)
+                self.out.append(f", {quote_ident(col.name)})")
         self.scan_exact(self.finder(), i, len(toks))
         prefix_out, prefix_args = len(self.out), len(self.args)
         has_where = i < len(toks) and toks[i].is_word("WHERE")

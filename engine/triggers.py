@@ -582,8 +582,11 @@ def _assignment_sql(pairs: list[tuple[str, str]], trigger: Trigger, table: Table
     the column stores a write's value (strict mode's errors, conversions), with the table's
     triggers held off (MariaDB fires no UPDATE trigger for it)."""
     out = ["SELECT __trg_hold(1);"]
+    # (an ON UPDATE CURRENT_TIMESTAMP column is the firing statement's to stamp, not the SET's)
     for column, expression in pairs:
-        text, _ = statement_sql(f"UPDATE {mysql_ident(table.name)} SET {mysql_ident(column)} = {expression}",
+        kept = "".join(f", {mysql_ident(c.name)} = {mysql_ident(c.name)}" for c in table.columns
+                       if c.on_update_now and c.name.lower() != column.lower())
+        text, _ = statement_sql(f"UPDATE {mysql_ident(table.name)} SET {mysql_ident(column)} = {expression}{kept}",
                                 trigger, table, plan_of, stored_new=True)
         head = f"UPDATE {quote_ident(table.name)} SET {quote_ident(table.column(column).name)} = "
         if text.startswith(head + "mysql_store(("):

@@ -416,10 +416,12 @@ CHECK_SETUP = [
     "CREATE DATABASE chk",
     "CREATE USER chk@'%'",
     "GRANT ALL ON chk.* TO chk@'%'",
-    "CREATE TABLE chk.acct (id INT PRIMARY KEY, email VARCHAR(40), balance INT, tier VARCHAR(8))",
+    "CREATE TABLE chk.acct (id INT PRIMARY KEY, email VARCHAR(40), balance INT, tier VARCHAR(8),"
+    " seen TIMESTAMP NOT NULL DEFAULT '2001-01-01 00:00:00' ON UPDATE CURRENT_TIMESTAMP)",
 ]
 
 CHECK_STEPS = [
+    "SET timestamp = 1700000000",
     "CREATE DEFINER=chk@'%' TRIGGER acct_bi BEFORE INSERT ON acct FOR EACH ROW BEGIN "
     "IF NEW.balance < 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'balance can''t be negative'; "
     "ELSEIF NEW.balance IS NULL THEN SET NEW.balance = 0, NEW.tier = 'none'; "
@@ -433,6 +435,7 @@ CHECK_STEPS = [
     "INSERT INTO acct (id, email, balance) VALUES (4, 'd@x', 1), (5, 'e@x', -1)",
     "INSERT INTO acct (id, email, balance) VALUES (6, 'nope', 1)",
     "UPDATE acct SET email = 'z@x' WHERE id = 1",
+    # (a row it leaves as it was fires the UPDATE triggers, its ON UPDATE column kept)
     "UPDATE acct SET balance = balance * 2",
     "BEGIN",
     "INSERT INTO acct (id, email, balance) VALUES (7, 'g@x', 7)",
