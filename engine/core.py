@@ -136,6 +136,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import copy
+import dataclasses
 import hashlib
 import json
 import logging
@@ -1080,6 +1081,7 @@ class Engine:
         self._triggers_on.enabled = triggers
         self._triggers_on.time = statement_time(log[2])[0]
         self._triggers_on.used = plan.trigger_reads
+        self._triggers_on.held = False  # (a statement a trigger failed while it held them)
         # a parent whose keys cascade: the statement and its cascades are undone together
         guard = plan.target is not None and ((plan.target[0], plan.target[1].lower()) in self._fk.cascading
                                              or (multi is not None and multi.cascades(self._fk.cascading)))
@@ -1505,8 +1507,13 @@ class Engine:
             other = self.table(table.schema, named.group(1))  # a trigger's row: its value not told
             return SQLError(ER_DUP_ENTRY, "?", other.key_name_for(cols) if other is not None else "?")
         if cols is not None and table is not None:
-            return SQLError(ER_DUP_ENTRY, self._w_duplicate_value(table, cols, plan, args),
-                            f"{table.key_name_for(cols)}")
+            assigned = self._wstate.fx.trigger_assigned if self._wstate.fx is not None else None
+            if assigned is not None and len(cols) == 1 and assigned[0].startswith(
+                    f"`{table.schema}`.`{table.name}`.`{table.column(cols[0]).name}` "):
+                shown = _key_shown(table, cols, [assigned[1]])  # (a BEFORE trigger's SET NEW.col met the key)
+            else:
+                shown = self._w_duplicate_value(table, cols, plan, args)
+            return SQLError(ER_DUP_ENTRY, shown, f"{table.key_name_for(cols)}")
         if plan.returning is not None and msg.startswith("no such column: "):
             # the write's own clauses compile alone: a column they lack is RETURNING's
             try:
@@ -1533,6 +1540,8 @@ class Engine:
         rows for an INSERT; '?' when it cannot be told."""
         if plan.selects:
             return self._w_duplicate_selected(table, cols, plan, args)
+        if plan.sql.startswith("UPDATE "):
+            return self._w_duplicate_updated(table, cols, plan, args)
         lower = [c.lower() for c in plan.insert_columns]
         if not plan.insert_columns or any(c.lower() not in lower for c in cols) or not plan.nrows:
             return "?"
@@ -1555,6 +1564,45 @@ class Engine:
                 return _key_shown(table, cols, values)
             seen.add(key)
         return _key_shown(table, cols, candidates[0])
+
+    def _w_duplicate_updated(self, table: Table, cols: list[str], plan: Plan, args) -> str:
+        """An UPDATE's value in 1062: its new values read again by a SELECT of its assignments
+        (the failed statement left the table as before it), its rows taken in the primary key's
+        order as MariaDB's scan takes them, up to the first whose new key another row holds by
+        then; '?' when it cannot be told (ORDER BY / LIMIT, a value that fails again)."""
+        m = _UPDATE_SQL.match(plan.sql)
+        if m is None or plan.multi is not None:
+            return "?"
+        bare = _without_quotes(m.group("set"))
+        if bare.count("(") != bare.count(")"):  # (its WHERE was a subquery's)
+            return "?"
+        assigned = _top_level_split(m.group("set"))
+        names = [a.split("=", 1)[0].strip().strip('"').replace('""', '"').lower() for a in assigned]
+        exprs = [a.split("=", 1)[1] for a in assigned]
+        where = m.group("where")
+        if where is not None and re.search(r"\b(ORDER|LIMIT|RETURNING)\b", _without_quotes(where)):
+            return "?"
+        name = f"{quote_ident(table.schema)}.{quote_ident(table.name)}"
+        primary = table.primary
+        order = ", ".join(quote_ident(c) for c in primary.columns) if primary is not None else "rowid"
+        keys = ", ".join(quote_ident(c) for c in cols)
+        try:
+            held = {r[0]: list(r[1:]) for r in self._wconn.execute(f"SELECT rowid, {keys} FROM {name}")}
+            rows = self._wconn.execute(f"SELECT rowid, {', '.join(exprs)} FROM {name}"
+                                       f"{' WHERE ' + where if where else ''} ORDER BY {order}", args).fetchall()
+        except (sqlite3.Error, SQLError):
+            return "?"
+        lower = [c.lower() for c in cols]
+
+        def folded(values: list) -> tuple:
+            return tuple(v.casefold() if isinstance(v, str) else v for v in values)
+
+        for row in rows:
+            new = [row[1 + names.index(c)] if c in names else held[row[0]][k] for k, c in enumerate(lower)]
+            if None not in new and any(r != row[0] and folded(v) == folded(new) for r, v in held.items()):
+                return _key_shown(table, cols, new)
+            held[row[0]] = new
+        return "?"
 
     def _w_duplicate_selected(self, table: Table, cols: list[str], plan: Plan, args) -> str:
         """An INSERT ... SELECT's value in 1062: its SELECT read again (the failed statement left
@@ -1888,6 +1936,9 @@ class Engine:
                 if counted is not None:
                     counted.unsafe += notes
                     counted.trigger_reads, counted.trigger_writes = reads, writes
+            if plan.changed is not None and plan.multi is None and "UPDATE" in self._triggered(plan.target):
+                # (the rows it leaves as they were fire the triggers too)
+                plan.changed = dataclasses.replace(plan.found, writes_unchanged=True)
         return plan
 
 
@@ -2072,6 +2123,32 @@ def _unique_failed(exc: BaseException) -> list[str] | None:
     """The columns of the unique key SQLite's error says a row met; None for another error."""
     m = re.match(r"UNIQUE constraint failed: (.+)", str(exc))
     return None if m is None else [c.strip().split(".")[-1] for c in m.group(1).split(",")]
+
+
+_UPDATE_SQL = re.compile(r'UPDATE (?:OR \w+ )?"(?:[^"]|"")*"\."(?:[^"]|"")*" SET (?P<set>.*?)(?: WHERE (?P<where>.*))?$',
+                         re.S)
+
+
+def _without_quotes(sql: str) -> str:
+    return re.sub(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"", "''", sql)
+
+
+def _top_level_split(sql: str) -> list[str]:
+    """`sql` cut at its commas outside parentheses and quotes."""
+    out, depth, quote, start = [], 0, None, 0
+    for k, ch in enumerate(sql):
+        if quote is not None:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(sql[start:k])
+            start = k + 1
+    return [*out, sql[start:]]
 
 
 def _key_held(table: Table, cols: list[str]) -> str:

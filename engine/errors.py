@@ -31,6 +31,7 @@ from protocol.errors import (
     ER_UNKNOWN_ERROR,
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
     ER_WRONG_VALUE_COUNT_ON_ROW,
+    MySQLError,
     SQLError,
 )
 
@@ -92,6 +93,9 @@ def map_sqlite_error(exc: sqlite3.Error | UnicodeEncodeError | OverflowError, da
         return SQLError(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT)
     if msg == "user-defined function raised exception" and (error := functions.raised()) is not None:
         return error  # a function failed the statement with MySQL's error (functions.raise_sql)
+    m = re.match(r"signal\|(\d+)\|(\w{5})\|(.*)", msg, re.S)
+    if m:  # a trigger's SIGNAL (`engine.triggers.signal_error`)
+        return SQLError(MySQLError(int(m.group(1)), m.group(2), "%s"), message=m.group(3))
     m = re.match(r"(1442|1146|1054|1235)\|(.*)", msg, re.S)
     if m:  # what a trigger raised when it fired (`engine.triggers`)
         codes = {1442: ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, 1146: ER_NO_SUCH_TABLE, 1054: ER_BAD_FIELD_ERROR,

@@ -154,6 +154,9 @@ class SessionFunctions:
         self.records = 0  # the rows an INSERT / REPLACE ... SELECT read (its info's "Records")
         self.connection_id = 0
         self.stored_rows: dict[str, int] = {}  # mysql_store calls of the statement, by target: the row number
+        # the last value a trigger's SET NEW.col stored, (its mysql_store target, value): the
+        # value of a 1062 that assignment met
+        self.trigger_assigned: tuple[str, Any] | None = None
         self.interrupted = threading.Event()  # KILL QUERY of the running statement
         self.sleeping = False  # inside SLEEP()/GET_LOCK(): the interruption ends the wait only
         self.guard = threading.Lock()  # `conn` vs interrupt(): never interrupt a connection we left
@@ -184,6 +187,7 @@ class SessionFunctions:
         if self.interrupted.is_set():  # (no lock taken when unset; a KILL racing this stays set)
             self.interrupted.clear()
         self.stored_rows.clear()
+        self.trigger_assigned = None
 
     def interrupt(self) -> None:
         """KILL QUERY: end a SLEEP()/GET_LOCK() wait, or stop the running read (SQLite's
@@ -2687,6 +2691,14 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         warnings are mysql_store's)."""
         return store(value, key, session_fx().stored_rows.get(key, 0) + 1, None)
 
+    def mysql_store_assigned(value: Any, key: str) -> Any:
+        """A trigger's `SET NEW.col = expr` stored (`engine.triggers`): MariaDB's errors and
+        warnings of it name row 0."""
+        fx = session_fx()
+        stored = store(value, key, 0, fx.warnings)
+        fx.trigger_assigned = (key, stored)
+        return stored
+
     def store(value: Any, key: str, row: int, warnings: list | None) -> Any:
         try:
             return values.store_target(key, value, row, warnings)
@@ -2756,7 +2768,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "password": (1, strfuncs.password), "old_password": (1, strfuncs.old_password),
         "cot": (1, cot),
         "sys_guid": (0, lambda: mysql_uuid(session_fx().rand).replace("-", "")),
-        "mysql_fsp": (4, mysql_fsp), "mysql_now_stored": (4, now_stored), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
+        "mysql_fsp": (4, mysql_fsp), "mysql_now_stored": (4, now_stored), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_store_assigned": (2, mysql_store_assigned), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
         "is_free_lock": (1, lambda n: None if n is None else int(LOCKS.owner(_to_str(n)) is None)),

@@ -1027,8 +1027,9 @@ class Session:
         if plan.counts_rows:  # an UPDATE: "Rows matched: 2  Changed: 1  Warnings: 0"
             changed = self._fx.upserts_changed
             matched = changed + self._fx.upserts_unchanged
-            # rows UPDATE IGNORE left as they were (a key they would meet), counted as changing
-            changed -= (matched if self.found_rows else changed) - affected
+            if not plan.writes_unchanged:  # (UPDATE IGNORE of a table with triggers: 1235)
+                # rows UPDATE IGNORE left as they were (a key they would meet), counted as changing
+                changed -= (matched if self.found_rows else changed) - affected
             affected = matched if self.found_rows else changed
         for row, name in plan.nulls_stored:
             self._fx.warnings.append((row, "Warning", ER_BAD_NULL_ERROR.code, SQLError(ER_BAD_NULL_ERROR, name).message))

@@ -350,6 +350,9 @@ class Plan:
     found: Plan | None = None  # UPDATE counting matched rows (CLIENT_FOUND_ROWS), as `changed` counts
     # an UPDATE (`changed`, `found`) that counts the rows it matched and changed (`mysql_matched`)
     counts_rows: bool = False
+    # an UPDATE writing every row it matches, changed or not, for the table's UPDATE triggers
+    # fire for each (MariaDB's); its changed rows those `mysql_matched` counted
+    writes_unchanged: bool = False
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
     # the 0x.. and bit literals (`lexer.Hybrid`): (literal index, read as a number here); the
     # session binds each as its number, or as its bytes (`values.hybrid_params`)
@@ -4375,8 +4378,12 @@ class Translator:
             self.out.append(f"{quote_ident(base.name)} = {quote_ident(base.name)}")
         for col in table.columns:
             if col.on_update_now and col.name.lower() not in set_cols:
-                self.out.append(", " + quote_ident(col.name) + " =")
+                # (only a row the SET changes: the plan writing every matched row leaves the rest)
+                changed_out, changed_args = self.changed_condition(self.assigned)
+                self.out.extend([", " + quote_ident(col.name) + " = iif((", *changed_out, "),"])
+                self.args.extend(changed_args)
                 self.add_now(col, on_update=True)
+                self.out.append(f", {quote_ident(col.name)})")
         self.scan_exact(self.finder(), i, len(toks))
         prefix_out, prefix_args = len(self.out), len(self.args)
         has_where = i < len(toks) and toks[i].is_word("WHERE")

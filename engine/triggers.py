@@ -10,8 +10,15 @@ from the catalog inside the writer's transaction after every DDL of the schema
 non-TEMP SQLite trigger names only its own file's tables: a body writing another database's
 table, or needing what the writer does beside SQLite (ids handed out by `autoinc`, a multi-table
 write, INSERT IGNORE's rows apart, the statement's microseconds, variables), is refused with 1235 at
-CREATE; `SET NEW.col = ...` (SQLite's BEFORE triggers cannot assign NEW) too. The statement's
-time (NOW(), a DEFAULT CURRENT_TIMESTAMP ...) is the firing write's, `__trg_time`.
+CREATE. The statement's time (NOW(), a DEFAULT CURRENT_TIMESTAMP ...) is the firing write's,
+`__trg_time`. SQLite's BEFORE triggers cannot assign NEW: the BEFORE triggers of a (table, event)
+any of which does `SET NEW.col = expr` run at the start of its AFTER trigger instead, each SET an
+UPDATE of the row just written (`__trg_hold` keeps the table's triggers from firing for it), NEW.col
+read from the row as stored; the binlog keeps the firing statement, whose triggers a replica runs.
+A body's IF ... THEN ... [ELSEIF ...] [ELSE ...] END IF (`body_steps`) chooses its branch once per
+row, kept by `__trg_branch`; the SET NEW.col and SIGNAL statements inside run where it holds (other
+statements inside an IF, DECLARE, loops: 1235). SIGNAL is `signal_error`'s SQLError, raised as
+SQLite's RAISE(ABORT) with its code and SQLSTATE, which undoes the statement.
 
 A body that names a table or column that is no longer there (MariaDB checks them when the trigger
 fires) becomes a SQLite trigger that raises that error when it fires; so does a trigger whose
@@ -36,7 +43,15 @@ from decimal import Decimal
 
 from engine import fixedbin, values
 from engine.catalog import INT_TYPES, Table, sql_literal
-from engine.lexer import Hybrid, extract, literal_texts, mysql_ident, quote_ident, tokenize
+from engine.lexer import (
+    Hybrid,
+    extract,
+    literal_texts,
+    mysql_ident,
+    quote_ident,
+    syntax_error,
+    tokenize,
+)
 from engine.translate import (
     CURDATE,
     CURTIME,
@@ -54,8 +69,11 @@ from protocol.errors import (
     ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG,
     ER_NO_SUCH_TABLE,
     ER_NOT_SUPPORTED_YET,
+    ER_SIGNAL_EXCEPTION,
+    ER_SP_BAD_SQLSTATE,
     ER_TRG_CANT_CHANGE_ROW,
     ER_TRG_NO_SUCH_ROW_IN_TRG,
+    MySQLError,
     SQLError,
 )
 
@@ -121,12 +139,24 @@ class TriggerSwitch:
         self.enabled = True
         self.time = 0  # the running write's timestamp (`Engine._w_write`)
         self.used: frozenset[str] = frozenset()  # its `Plan.trigger_reads`
+        self.held = False  # a BEFORE trigger's `SET NEW.col` writing its row (`_assignment_sql`)
+        self.branches: dict[str, int] = {}  # each IF's branch taken for the row (`_choice_sql`)
 
     def register(self, conn: sqlite3.Connection) -> None:
         """On the writer (after `register_idle`, which it replaces)."""
-        conn.create_function("__trg_on", 0, lambda: 1 if self.enabled else 0)
+        conn.create_function("__trg_on", 0, lambda: 1 if self.enabled and not self.held else 0)
+        conn.create_function("__trg_hold", 1, self._hold)
+        conn.create_function("__trg_branch", -1, self._branch)
         conn.create_function("__trg_time", 1, self._time)
         conn.create_function("__trg_used", 1, lambda name: 1 if name in self.used else 0)
+
+    def _branch(self, name: str, taken: int | None = None) -> int | None:
+        if taken is not None:
+            self.branches[name] = taken
+        return self.branches.get(name)
+
+    def _hold(self, held: int) -> None:
+        self.held = bool(held)
 
     def _time(self, kind: int) -> str | int:
         if kind == 3:
@@ -140,6 +170,8 @@ def register_idle(conn: sqlite3.Connection) -> None:
     conn.create_function("__trg_on", 0, lambda: 0)
     conn.create_function("__trg_time", 1, lambda kind: None)
     conn.create_function("__trg_used", 1, lambda name: 0)
+    conn.create_function("__trg_hold", 1, lambda held: None)
+    conn.create_function("__trg_branch", -1, lambda *args: None)
 
 
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%H:%M:%S")
@@ -147,33 +179,129 @@ _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%H:%M:%S")
 _TIME_SOURCES = {NOW: 0, CURDATE: 1, CURTIME: 2, UNIX_NOW: 3}
 
 
-def split_body(body: str) -> list[str]:
-    """A body's statements: the one statement, or those of BEGIN ... END (1235 for any other
-    compound statement: no local variables, IF or loops here)."""
-    shape, _ = extract(body)
+@dataclass(frozen=True)
+class Step:
+    """One statement of a body with the IF branches it runs under (`guard`: (IF number, branch
+    number) pairs, outermost first), or an IF's choice of branch (`conditions`: its IF and ELSEIF
+    conditions' text, in order; the ELSE branch is number len(conditions) + 1)."""
+
+    statement: str = ""
+    guard: tuple[tuple[int, int], ...] = ()
+    choice: int = 0  # an IF's number (conditions given), else 0
+    conditions: tuple[str, ...] = ()
+
+
+def body_steps(body: str) -> list[Step]:
+    """A body's statements as `Step`s: the one statement, or those of BEGIN ... END with IF ...
+    THEN ... [ELSEIF ... THEN ...] [ELSE ...] END IF and nested BEGIN ... END blocks (1235 for
+    DECLARE, loops, CASE statements and labels: no local variables or loops here)."""
+    shape, literals = extract(body)
     tokens = tokenize(shape)
+    if tokens and tokens[0].is_word("IF"):
+        return body_steps(f"BEGIN {body}; END")
     if not tokens or not tokens[0].is_word("BEGIN"):
-        return [body]
-    if not tokens[-1].is_word("END") or any(t.is_word("DECLARE", "IF", "WHILE", "LOOP", "REPEAT", "CASE", "BEGIN")
-                                             for t in tokens[1:-1]):
-        raise SQLError(ER_NOT_SUPPORTED_YET, "a trigger body other than statements in BEGIN ... END")
-    # the statements between BEGIN and END, cut at their `;` (the shape's offsets are the body's
-    # only where no literal stands: cut by counting the literals instead)
-    pieces, start, params_seen, params_start = [], tokens[0].end, 0, 0
-    for tok in tokens[1:]:
-        if tok.kind == "param":
-            params_seen += 1
-        if tok.kind == "op" and tok.text == ";" or tok is tokens[-1]:
-            piece = shape[start:tok.start].strip()
-            if piece:
-                pieces.append((piece, params_start, params_seen))
-            start, params_start = tok.end, params_seen
-    _, literals = extract(body)
+        return [Step(body)]
     texts = literal_texts(body)
-    out = []
-    for piece, first, last in pieces:
-        out.append(_with_literals(piece, literals[first:last], texts[first:last] if len(texts) == len(literals) else []))
-    return out
+    texts = texts if len(texts) == len(literals) else []
+    before = [0]  # the literals before each token
+    for tok in tokens:
+        before.append(before[-1] + (tok.kind == "param"))
+
+    def text(i: int, j: int) -> str:  # tokens[i:j] as written
+        return _with_literals(shape[tokens[i].start:tokens[j - 1].end], literals[before[i]:before[j]],
+                              texts[before[i]:before[j]])
+
+    steps: list[Step] = []
+    ifs = [0]
+
+    def until(i: int, stops: tuple[str, ...]) -> int:  # the first of `stops` outside parentheses and CASE
+        depth = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            if depth == 0 and (tok.is_word(*stops) or tok.text == ";" and ";" in stops):
+                return i
+            if tok.text == "(" or tok.is_word("CASE"):
+                depth += 1
+            elif tok.text == ")" or tok.is_word("END") and depth:
+                depth -= 1
+            i += 1
+        raise syntax_error("")
+
+    def block(i: int, guard: tuple[tuple[int, int], ...], ends: tuple[str, ...]) -> int:
+        while not tokens[i].is_word(*ends):
+            tok = tokens[i]
+            if tok.text == ";":
+                i += 1
+            elif tok.is_word("BEGIN"):
+                i = block(i + 1, guard, ("END",)) + 1
+            elif tok.is_word("IF"):
+                ifs[0] += 1
+                number, conditions, branch = ifs[0], [], 0
+                at = len(steps)
+                steps.append(Step())
+                while tokens[i].is_word("IF", "ELSEIF", "ELSE"):
+                    branch += 1
+                    if tokens[i].is_word("ELSE"):
+                        i = block(i + 1, (*guard, (number, branch)), ("END",))
+                        break
+                    then = until(i + 1, ("THEN",))
+                    conditions.append(text(i + 1, then))
+                    i = block(then + 1, (*guard, (number, branch)), ("ELSEIF", "ELSE", "END"))
+                if not (i + 1 < len(tokens) and tokens[i + 1].is_word("IF")):
+                    raise syntax_error(tokens[i].text)
+                steps[at] = Step(guard=guard, choice=number, conditions=tuple(conditions))
+                i += 2
+            elif tok.is_word("DECLARE", "WHILE", "LOOP", "REPEAT", "CASE", "LEAVE", "ITERATE") or (
+                    i + 1 < len(tokens) and tokens[i + 1].text == ":"):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "DECLARE, loops, CASE statements or labels in a trigger body")
+            else:
+                end = until(i, (";", *ends))
+                steps.append(Step(text(i, end), guard))
+                i = end
+            if i >= len(tokens):
+                raise syntax_error("")
+        return i
+
+    if block(1, (), ("END",)) != len(tokens) - 1:
+        raise syntax_error(tokens[-1].text)
+    return steps
+
+
+def split_body(body: str) -> list[str]:
+    """A body's statements (`body_steps`, their IF branches aside)."""
+    return [step.statement for step in body_steps(body) if not step.choice]
+
+
+def signal_error(statement: str) -> SQLError | None:
+    """`SIGNAL SQLSTATE [VALUE] 'sssss' [SET MESSAGE_TEXT = '...' [, MYSQL_ERRNO = n]]` as the error
+    it raises (None: no SIGNAL); 1235 for what is out of reach here (a named condition, a warning's
+    or not-found class, a value other than a literal), 1407 for a SQLSTATE that is none."""
+    shape, literals = extract(statement)
+    tokens = tokenize(shape)
+    if not tokens or not tokens[0].is_word("SIGNAL"):
+        return None
+    k = 2 + (len(tokens) > 2 and tokens[2].is_word("VALUE"))
+    if not (len(tokens) > k and tokens[1].is_word("SQLSTATE") and tokens[k].kind == "param"
+            and isinstance(literals[tokens[k].param], str)):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "SIGNAL of a named condition")
+    state = literals[tokens[k].param]
+    if len(state) != 5 or not state.isalnum() or state.startswith("00"):
+        raise SQLError(ER_SP_BAD_SQLSTATE, state)
+    if state.startswith(("01", "02")):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "SIGNAL of a warning or not-found condition")
+    items = {"MESSAGE_TEXT": ER_SIGNAL_EXCEPTION.template, "MYSQL_ERRNO": ER_SIGNAL_EXCEPTION.code}
+    k += 1
+    if k < len(tokens):
+        if not tokens[k].is_word("SET"):
+            raise syntax_error(tokens[k].text)
+        k += 1
+        while k + 2 < len(tokens) and tokens[k].upper in items and tokens[k + 1].text == "=" \
+                and tokens[k + 2].kind == "param":
+            items[tokens[k].upper] = literals[tokens[k + 2].param]
+            k += 3 if k + 3 == len(tokens) or tokens[k + 3].text != "," else 4
+        if k != len(tokens):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "SIGNAL of this condition information")
+    return SQLError(MySQLError(int(items["MYSQL_ERRNO"]), state, "%s"), message=str(items["MESSAGE_TEXT"]))
 
 
 def _with_literals(shape: str, literals: list[object], texts: list[str]) -> str:
@@ -197,14 +325,16 @@ def _mysql_literal(value: object) -> str:
 def check_rows(trigger: Trigger, table: Table) -> None:
     """What MariaDB's CREATE TRIGGER checks of NEW / OLD: the row the event has (1363), the
     columns (1054), an assignment (1362; a BEFORE trigger's SET NEW is 1235 here)."""
-    for statement in split_body(trigger.body):
+    steps = body_steps(trigger.body)
+    for statement in [*split_body(trigger.body), *(text for step in steps for text in step.conditions)]:
         shape, _ = extract(statement)
         tokens = tokenize(shape)
         if tokens and tokens[0].is_word("SET"):
             row = tokens[1].upper if len(tokens) > 1 else ""
             if row == "OLD" or row == "NEW" and trigger.timing == "AFTER":
                 raise SQLError(ER_TRG_CANT_CHANGE_ROW, row, "after " if row == "NEW" else "")
-            raise SQLError(ER_NOT_SUPPORTED_YET, "SET in a trigger")
+            if assignments(statement) is None:
+                raise SQLError(ER_NOT_SUPPORTED_YET, "SET of a variable in a trigger")
         for k, tok in enumerate(tokens[:-2]):
             if not (tok.is_word("NEW", "OLD") and tokens[k + 1].text == "." and (k == 0 or tokens[k - 1].text != ".")):
                 continue
@@ -216,9 +346,36 @@ def check_rows(trigger: Trigger, table: Table) -> None:
                 raise SQLError(ER_BAD_FIELD_ERROR, name, row)
 
 
-def _row_markers(statement: str, table: Table) -> tuple[str, list[object], dict[int, str]]:
+def assignments(statement: str) -> list[tuple[str, str]] | None:
+    """`SET NEW.col = expr [, NEW.col = expr] ...`'s (column, expression text) pairs, in order
+    (None: any other statement; a SET of anything but NEW's columns too)."""
+    shape, literals = extract(statement)
+    tokens = tokenize(shape)
+    if not tokens or not tokens[0].is_word("SET"):
+        return None
+    texts = literal_texts(statement)
+    out, depth, k, seen = [], 0, 1, 0
+    while k < len(tokens):
+        if not (k + 3 < len(tokens) and tokens[k].is_word("NEW") and tokens[k + 1].text == "."
+                and tokens[k + 3].text in ("=", ":=")):
+            return None
+        column, start, first = tokens[k + 2].text.strip("`"), tokens[k + 3].end, seen
+        k += 4
+        while k < len(tokens) and not (depth == 0 and tokens[k].text == ","):
+            depth += {"(": 1, ")": -1}.get(tokens[k].text, 0) if tokens[k].kind == "op" else 0
+            seen += tokens[k].kind == "param"
+            k += 1
+        end = tokens[k].start if k < len(tokens) else len(shape)
+        out.append((column, _with_literals(shape[start:end].strip(), literals[first:seen],
+                                           texts[first:seen] if len(texts) == len(literals) else [])))
+        k += 1
+    return out
+
+
+def _row_markers(statement: str, table: Table, stored_new: bool = False) -> tuple[str, list[object], dict[int, str]]:
     """The statement's shape with each NEW.col / OLD.col a literal of the column's kind (an
-    integer column's 0, else ''), its literals, and the SQLite text of each marker literal."""
+    integer column's 0, else ''), its literals, and the SQLite text of each marker literal
+    (`stored_new`: NEW.col read from the row as stored, which BEFORE triggers' SETs changed)."""
     shape, literals = extract(statement)
     tokens = tokenize(shape)
     out, params, markers = [], [], {}
@@ -229,7 +386,9 @@ def _row_markers(statement: str, table: Table) -> tuple[str, list[object], dict[
                 and (k == 0 or tokens[k - 1].text != ".")):
             column = table.column(tokens[k + 2].text.strip("`"))
             out.append(shape[at:tok.start] + "?")
-            markers[len(params)] = f"{tok.upper}.{quote_ident(column.name)}"
+            markers[len(params)] = (f"(SELECT {quote_ident(column.name)} FROM {quote_ident(table.name)} "
+                                    f"WHERE rowid = NEW.rowid)" if stored_new and tok.upper == "NEW"
+                                    else f"{tok.upper}.{quote_ident(column.name)}")
             params.append(0 if column.base in INT_TYPES else "")
             at = tokens[k + 2].end
             k += 3
@@ -247,11 +406,11 @@ _REFUSED_PLAN = ("into_vars", "multi", "returning", "user_vars", "sysvars", "use
                  "uses_rand", "uses_fraction", "ignore", "auto_select_slot", "auto_selected_at", "ids_returned")
 
 
-def statement_sql(statement: str, trigger: Trigger, table: Table, plan_of: Callable[[str, list], Plan]
-                  ) -> tuple[str, tuple[str, str]]:
+def statement_sql(statement: str, trigger: Trigger, table: Table, plan_of: Callable[[str, list], Plan],
+                  stored_new: bool = False) -> tuple[str, tuple[str, str]]:
     """One body statement as SQLite text for a trigger in the table's file, and the table it
     writes (schema, name). 1235 for what a SQLite trigger cannot run as the writer would."""
-    shape, params, markers = _row_markers(statement, table)
+    shape, params, markers = _row_markers(statement, table, stored_new)
     plan = plan_of(shape, params)
     if plan.kind != "write" or plan.target is None:
         raise SQLError(ER_NOT_SUPPORTED_YET, "a trigger statement other than INSERT, REPLACE, UPDATE or DELETE")
@@ -319,9 +478,34 @@ def _inline(sql: str, args: list[str]) -> str:
     return "".join(out)
 
 
-def _raise_sql(error: SQLError) -> str:
-    text = f"{error.code}|{error.message}".replace("'", "''")
-    return f"SELECT RAISE(ABORT, '{text}');"
+def _raise_sql(error: SQLError, guard: str = "") -> str:
+    """The SQLite statement that fails with `error` (`guard`: where it holds); a SIGNAL's error
+    (any code) carries its SQLSTATE (`errors.map_sqlite_error` reads both forms)."""
+    text = f"{error.code}|{error.message}" if error.code in _CROSSING else \
+        f"signal|{error.code}|{error.sqlstate}|{error.message}"
+    return f"SELECT RAISE(ABORT, {sql_literal(text)}){' WHERE ' + guard if guard else ''};"
+
+
+_CROSSING = frozenset({ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG.code, ER_NO_SUCH_TABLE.code, ER_BAD_FIELD_ERROR.code,
+                       ER_NOT_SUPPORTED_YET.code})  # the codes crossing as `<code>|<message>`
+
+
+def _choice_sql(step: Step, trigger: Trigger, table: Table, plan_of: Callable[[str, list], Plan],
+                stored_new: bool, guard: str) -> str:
+    """An IF's choice of branch for the row, kept by `__trg_branch` for its statements' guards
+    (its conditions read once, as MariaDB's IF reads them, however its branch changes NEW)."""
+    whens = []
+    for n, condition in enumerate(step.conditions, 1):
+        shape, params, markers = _row_markers(f"SELECT 1 FROM DUAL WHERE {condition}", table, stored_new)
+        plan = plan_of(shape, params)
+        if plan.kind != "select" or any(getattr(plan, name) for name in _REFUSED_PLAN):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "this IF condition in a trigger")
+        texts = literal_texts(shape)
+        sql = _inline(plan.sql, [_arg_sql(source, params, markers, texts) for source in plan.args])
+        whens.append(f"WHEN EXISTS ({sql.replace(quote_ident(trigger.schema) + '.', '')}) THEN {n}")
+    name = sql_literal(f"{trigger.name.lower()}:{step.choice}")
+    return (f"SELECT __trg_branch({name}, CASE {' '.join(whens)} ELSE {len(whens) + 1} END)"
+            f"{' WHERE ' + guard if guard else ''};")
 
 
 def install_sql(schema: str, triggers: Iterable[Trigger], table_of: Callable[[str], Table | None],
@@ -335,15 +519,43 @@ def install_sql(schema: str, triggers: Iterable[Trigger], table_of: Callable[[st
     for trigger in ordered(triggers):
         if table_of(trigger.table) is not None:
             groups.setdefault((trigger.table.lower(), trigger.timing, trigger.event), []).append(trigger)
+    # a BEFORE trigger that assigns NEW.col (SQLite's cannot): its (table, event)'s BEFORE
+    # triggers run first in the AFTER trigger, each SET an UPDATE of the row just written, and
+    # NEW.col read from that row
+    deferred = {(table, event) for (table, timing, event), group in groups.items() if timing == "BEFORE"
+                and any(assignments(s) is not None for t in group for s in split_body(t.body))}
     bodies: dict[tuple[str, str, str], list[str]] = {}
     writes: dict[tuple[str, str, str], set[str]] = {}
     for key, group in groups.items():
-        bodies[key], writes[key] = [], set()
+        stored_new = (key[0], key[2]) in deferred
+        if stored_new:
+            key = (key[0], "AFTER", key[2])
+        bodies.setdefault(key, []), writes.setdefault(key, set())
         for trigger in group:
             table = table_of(trigger.table)
-            for statement in split_body(trigger.body):
+
+            def planned(shape: str, params: list) -> Plan:
+                return plan_of(shape, schema, params)
+
+            for step in body_steps(trigger.body):
+                statement = step.statement
+                guard = " AND ".join(f"__trg_branch({sql_literal(f'{trigger.name.lower()}:{n}')}) = {branch}"
+                                     for n, branch in step.guard)
+                pairs = assignments(statement) if trigger.timing == "BEFORE" else None
                 try:
-                    text, target = statement_sql(statement, trigger, table, lambda shape, params: plan_of(shape, schema, params))
+                    if step.choice:
+                        bodies[key].append(_choice_sql(step, trigger, table, planned, stored_new, guard))
+                        continue
+                    if (signal := signal_error(statement)) is not None:
+                        bodies[key].append(_raise_sql(signal, guard))
+                        continue
+                    if pairs is not None:
+                        bodies[key].extend(_assignment_sql(pairs, trigger, table, planned, guard))
+                        continue
+                    if guard:
+                        raise SQLError(ER_NOT_SUPPORTED_YET, "a statement other than SET NEW.col or SIGNAL in IF "
+                                                             "in a trigger")
+                    text, target = statement_sql(statement, trigger, table, planned, stored_new)
                 except SQLError as exc:
                     if trigger.name.lower() in made and exc.code not in _LATE_ERRORS:
                         raise
@@ -361,6 +573,26 @@ def install_sql(schema: str, triggers: Iterable[Trigger], table_of: Callable[[st
         sql.append(f"CREATE TRIGGER {quote_ident(schema)}.{quote_ident(f'{_SQLITE_PREFIX}{n}')} {key[1]} {key[2]} "
                    f"ON {quote_ident(table.name)} FOR EACH ROW WHEN __trg_on() BEGIN {' '.join(statements)} END")
     return sql
+
+
+def _assignment_sql(pairs: list[tuple[str, str]], trigger: Trigger, table: Table,
+                    plan_of: Callable[[str, list], Plan], guard: str = "") -> list[str]:
+    """A BEFORE trigger's `SET NEW.col = expr, ...` run after its row is written: each an UPDATE
+    of that row, one after the other (a later one reads what an earlier one stored), stored as
+    the column stores a write's value (strict mode's errors, conversions), with the table's
+    triggers held off (MariaDB fires no UPDATE trigger for it)."""
+    out = ["SELECT __trg_hold(1);"]
+    # (an ON UPDATE CURRENT_TIMESTAMP column is the firing statement's to stamp, not the SET's)
+    for column, expression in pairs:
+        kept = "".join(f", {mysql_ident(c.name)} = {mysql_ident(c.name)}" for c in table.columns
+                       if c.on_update_now and c.name.lower() != column.lower())
+        text, _ = statement_sql(f"UPDATE {mysql_ident(table.name)} SET {mysql_ident(column)} = {expression}{kept}",
+                                trigger, table, plan_of, stored_new=True)
+        head = f"UPDATE {quote_ident(table.name)} SET {quote_ident(table.column(column).name)} = "
+        if text.startswith(head + "mysql_store(("):
+            text = head + "mysql_store_assigned" + text[len(head) + len("mysql_store"):]
+        out.append(f"{text} WHERE rowid = NEW.rowid{' AND ' + guard if guard else ''};")
+    return out + ["SELECT __trg_hold(0);"]
 
 
 def _written_from(table: str, writes: dict[tuple[str, str, str], set[str]]) -> set[str]:
@@ -383,6 +615,8 @@ def _targets(trigger: Trigger) -> set[str]:
     found = set()
     for statement in split_body(trigger.body):
         tokens = tokenize(extract(statement)[0])
+        if not tokens or not tokens[0].is_word("INSERT", "REPLACE", "UPDATE", "DELETE"):
+            continue
         k = 1
         while k < len(tokens) and tokens[k].is_word("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "QUICK", "IGNORE",
                                                     "INTO", "FROM"):

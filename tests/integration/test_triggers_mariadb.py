@@ -122,6 +122,17 @@ def _told(answers: list[tuple]) -> list[tuple]:
             for a in answers]
 
 
+def _stepped(server, setup: list[str], steps: list[str], database: str) -> list[tuple]:
+    """`setup` run on the server, then (statement, `ok_answer`) of each step on one connection."""
+    for sql in setup:
+        server.query(sql)
+    conn = server.connect(database)
+    try:
+        return [(sql, *ok_answer(conn, sql)) for sql in steps]
+    finally:
+        conn.close()
+
+
 def _trigger_statements(server) -> list[str]:
     """The text of each CREATE / DROP TRIGGER in the server's binlogs."""
     found = []
@@ -153,15 +164,7 @@ def _shown(server) -> list[tuple]:
 def test_triggers_answer_fire_and_replicate_as_mariadbs(tmp_path):
     with reference_ours_and_replicas(tmp_path, our_slave=True, reference_log_bin="master-bin") as (
             reference, ours, replicas):
-        answers = []
-        for server in (reference, ours):
-            for sql in SETUP:
-                server.query(sql)
-            conn = server.connect("trg")
-            try:
-                answers.append([(sql, *ok_answer(conn, sql)) for sql in STEPS])
-            finally:
-                conn.close()
+        answers = [_stepped(server, SETUP, STEPS, "trg") for server in (reference, ours)]
         assert answer_differences(*[_told(a) for a in answers]) == ""
         # an account without SUPER, binlog on: 1419 for CREATE and DROP TRIGGER, its database's ALL
         # aside; its writes fire the triggers (compiled for its privilege check where none fires)
@@ -347,3 +350,105 @@ def test_our_slave_of_a_row_format_mariadb_fires_no_trigger(tmp_path):
         if slave is not None:
             slave.stop()
         master.stop()
+
+
+ASSIGN_SETUP = [
+    "CREATE DATABASE asg",
+    "CREATE USER asg@'%'",
+    "GRANT ALL ON asg.* TO asg@'%'",
+    "CREATE TABLE asg.item (id INT PRIMARY KEY, name VARCHAR(20), slug VARCHAR(8) UNIQUE, qty INT,"
+    " price DECIMAL(8,2), total DECIMAL(10,2), n TINYINT, was INT, created_at DATETIME, updated_at DATETIME)",
+    "CREATE TABLE asg.log (id INT PRIMARY KEY, what VARCHAR(40))",
+]
+
+# BEFORE triggers that assign NEW.col, as ORMs' migrations and real schemas write them
+ASSIGN_STEPS = [
+    "SET timestamp = 1700000000",
+    "CREATE DEFINER=asg@'%' TRIGGER item_bi BEFORE INSERT ON item FOR EACH ROW BEGIN "
+    "SET NEW.slug = LOWER(NEW.name); SET NEW.total = NEW.qty * NEW.price, NEW.created_at = NOW(); "
+    "INSERT INTO log VALUES (NEW.id * 10, CONCAT('bi ', NEW.slug, ' ', NEW.total)); END",
+    "CREATE DEFINER=asg@'%' TRIGGER item_ai AFTER INSERT ON item FOR EACH ROW "
+    "INSERT INTO log VALUES (NEW.id * 10 + 1, CONCAT('ai ', NEW.slug, ' ', NEW.total))",
+    "CREATE DEFINER=asg@'%' TRIGGER item_bu BEFORE UPDATE ON item FOR EACH ROW "
+    "SET NEW.was = OLD.qty, NEW.updated_at = NOW(), NEW.total = NEW.qty * NEW.price",
+    "CREATE DEFINER=asg@'%' TRIGGER item_au AFTER UPDATE ON item FOR EACH ROW "
+    "REPLACE INTO log VALUES (NEW.id * 10 + 2, CONCAT('au ', OLD.total, ' ', NEW.total, ' ', NEW.was))",
+    "INSERT INTO item (id, name, qty, price) VALUES (1, 'Apple', 3, 1.25), (2, 'PEAR', 2, 0.5)",
+    "UPDATE item SET qty = qty + 10 WHERE id = 2",
+    "UPDATE item SET price = 2 WHERE id = 1",
+    "UPDATE item SET qty = qty WHERE id = 1",
+    # the column's conversion of the assigned value: strict mode's errors, undoing the statement
+    "INSERT INTO item (id, name, qty, price) VALUES (3, 'Far Too Long A Name', 1, 1)",
+    "INSERT INTO item (id, name, qty, price) VALUES (3, 'apple', 1, 1)",
+    "INSERT INTO item (id, name, qty, price) VALUES (4, 'ok', 1, 1), (5, 'OK', 1, 1)",
+    # an UPDATE's 1062 names the value of the first row (in the key's order) meeting another
+    "UPDATE item SET slug = 'PEAR' WHERE id = 1",
+    "UPDATE item SET slug = IF(id = 1, 'pear', 'apple')",
+    "UPDATE item SET slug = CONCAT(slug, 'x'), id = id + 1",
+    "CREATE DEFINER=asg@'%' TRIGGER item_bi2 BEFORE INSERT ON item FOR EACH ROW FOLLOWS item_bi SET NEW.n = NEW.qty * 100",
+    "INSERT INTO item (id, name, qty, price) VALUES (6, 'big', 2, 1)",
+    "INSERT INTO item (id, name, qty, price) VALUES (8, 'a', 0, 1), (9, 'b', 3, 1)",
+    "SET sql_mode = ''",
+    "INSERT INTO item (id, name, qty, price) VALUES (7, 'Long Name Here', 9, 1.5)",
+    "SET sql_mode = DEFAULT",
+    "SET timestamp = DEFAULT",
+    # MariaDB's errors at CREATE
+    "CREATE DEFINER=asg@'%' TRIGGER item_x BEFORE UPDATE ON item FOR EACH ROW SET OLD.qty = 1",
+    "CREATE DEFINER=asg@'%' TRIGGER item_x BEFORE DELETE ON item FOR EACH ROW SET NEW.qty = 1",
+    "CREATE DEFINER=asg@'%' TRIGGER item_x BEFORE UPDATE ON item FOR EACH ROW SET NEW.nope = 1",
+    "CREATE DEFINER=asg@'%' TRIGGER item_x BEFORE UPDATE ON item FOR EACH ROW SET NEW.qty = nope",
+]
+
+ASSIGN_LISTED = ["SELECT * FROM asg.item ORDER BY id", "SELECT * FROM asg.log ORDER BY id"]
+
+
+def test_before_triggers_assign_new_as_mariadbs(tmp_path):
+    with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, ours, replicas):
+        answers = [_stepped(server, ASSIGN_SETUP, ASSIGN_STEPS, "asg") for server in (reference, ours)]
+        differences = answer_differences(*answers)
+        assert differences == "", differences
+        for sql in ASSIGN_LISTED:
+            assert_same_rows(reference, ours, replicas, sql)
+
+
+# validation triggers: IF ... THEN SIGNAL, IF / ELSEIF / ELSE around SET NEW.col
+CHECK_SETUP = [
+    "CREATE DATABASE chk",
+    "CREATE USER chk@'%'",
+    "GRANT ALL ON chk.* TO chk@'%'",
+    "CREATE TABLE chk.acct (id INT PRIMARY KEY, email VARCHAR(40), balance INT, tier VARCHAR(8),"
+    " seen TIMESTAMP NOT NULL DEFAULT '2001-01-01 00:00:00' ON UPDATE CURRENT_TIMESTAMP)",
+]
+
+CHECK_STEPS = [
+    "SET timestamp = 1700000000",
+    "CREATE DEFINER=chk@'%' TRIGGER acct_bi BEFORE INSERT ON acct FOR EACH ROW BEGIN "
+    "IF NEW.balance < 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'balance can''t be negative'; "
+    "ELSEIF NEW.balance IS NULL THEN SET NEW.balance = 0, NEW.tier = 'none'; "
+    "ELSE IF NEW.balance >= 1000 THEN SET NEW.tier = 'gold'; ELSE SET NEW.tier = 'basic'; END IF; "
+    "SET NEW.balance = NEW.balance + 1; END IF; "
+    "IF NEW.email NOT LIKE '%@%' THEN SIGNAL SQLSTATE '45000'; END IF; END",
+    "CREATE DEFINER=chk@'%' TRIGGER acct_bu BEFORE UPDATE ON acct FOR EACH ROW "
+    "IF NEW.email <> OLD.email THEN "
+    "SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 1451, MESSAGE_TEXT = 'email is fixed'; END IF",
+    "INSERT INTO acct (id, email, balance) VALUES (1, 'a@x', 10), (2, 'b@x', NULL), (3, 'c@x', 5000)",
+    "INSERT INTO acct (id, email, balance) VALUES (4, 'd@x', 1), (5, 'e@x', -1)",
+    "INSERT INTO acct (id, email, balance) VALUES (6, 'nope', 1)",
+    "UPDATE acct SET email = 'z@x' WHERE id = 1",
+    # (a row it leaves as it was fires the UPDATE triggers, its ON UPDATE column kept)
+    "UPDATE acct SET balance = balance * 2",
+    "BEGIN",
+    "INSERT INTO acct (id, email, balance) VALUES (7, 'g@x', 7)",
+    "INSERT INTO acct (id, email, balance) VALUES (8, 'h@x', -8)",
+    "COMMIT",
+    "CREATE DEFINER=chk@'%' TRIGGER acct_x BEFORE DELETE ON acct FOR EACH ROW SIGNAL SQLSTATE '0000A'",
+    "CREATE DEFINER=chk@'%' TRIGGER acct_x BEFORE DELETE ON acct FOR EACH ROW SIGNAL SQLSTATE '00000'",
+]
+
+
+def test_validation_triggers_signal_as_mariadbs(tmp_path):
+    with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, ours, replicas):
+        answers = [_stepped(server, CHECK_SETUP, CHECK_STEPS, "chk") for server in (reference, ours)]
+        differences = answer_differences(*answers)
+        assert differences == "", differences
+        assert_same_rows(reference, ours, replicas, "SELECT * FROM chk.acct ORDER BY id")

@@ -117,11 +117,65 @@ async def test_unsupported_bodies_refused(engine, db):
     await run(engine, db, "CREATE DATABASE other")
     await run(engine, db, "CREATE TABLE other.u (id INT PRIMARY KEY, a INT, s VARCHAR(10))")
     make = "CREATE TRIGGER x BEFORE INSERT ON t FOR EACH ROW {}"
-    assert await error(engine, db, make.format("SET NEW.a = 1")) == 1235
+    assert await error(engine, db, make.format("SET @v = NEW.a")) == 1235
     assert await error(engine, db, make.format("INSERT INTO u VALUES (NEW.id, @v, '')")) == 1235
     assert await error(engine, db, make.format("INSERT INTO other.u VALUES (NEW.id, 1, '')")) == 1235
     await run(engine, db, make.format("INSERT INTO u VALUES (NEW.id, 1, '')"))  # what runs is made
     assert [r[0] for r in await rows(engine, db, "SHOW TRIGGERS")] == ["x"]
+
+
+async def test_before_triggers_assign_new_columns(engine, db):
+    await run(engine, db, "CREATE TRIGGER t_bi BEFORE INSERT ON t FOR EACH ROW BEGIN "
+                          "SET NEW.s = CONCAT('n', NEW.a), NEW.a = NEW.a * 2; INSERT INTO u VALUES (NEW.id, NEW.a, NEW.s); END")
+    await run(engine, db, "CREATE TRIGGER t_bu BEFORE UPDATE ON t FOR EACH ROW SET NEW.a = OLD.a + 100")
+    await run(engine, db, "CREATE TRIGGER t_au AFTER UPDATE ON t FOR EACH ROW UPDATE u SET s = NEW.a WHERE id = NEW.id")
+    await run(engine, db, "INSERT INTO t (id, a) VALUES (1, 5), (2, 6)")
+    assert await rows(engine, db, "SELECT * FROM t ORDER BY id") == [(1, 10, "n5"), (2, 12, "n6")]
+    assert await rows(engine, db, "SELECT * FROM u ORDER BY id") == [(1, 10, "n5"), (2, 12, "n6")]
+    # an UPDATE that leaves the row as it was fires them too; the SET's own UPDATE fires none
+    await run(engine, db, "UPDATE t SET a = a WHERE id = 1")
+    assert await rows(engine, db, "SELECT * FROM t ORDER BY id") == [(1, 110, "n5"), (2, 12, "n6")]
+    assert await rows(engine, db, "SELECT * FROM u ORDER BY id") == [(1, 10, "110"), (2, 12, "n6")]
+    # the column's strict-mode conversion of the value, naming row 0 as MariaDB's does
+    await run(engine, db, "CREATE TRIGGER t_bd BEFORE INSERT ON u FOR EACH ROW SET NEW.s = REPEAT('x', NEW.a)")
+    with pytest.raises(SQLError) as e:
+        await run(engine, db, "INSERT INTO u VALUES (3, 11, '')")
+    assert (e.value.code, e.value.message) == (1406, "Data too long for column 's' at row 0")
+    assert await error(engine, db, "CREATE TRIGGER x BEFORE DELETE ON t FOR EACH ROW SET NEW.a = 1") == 1363
+    assert await error(engine, db, "CREATE TRIGGER x BEFORE UPDATE ON t FOR EACH ROW SET NEW.zz = 1") == 1054
+
+
+async def test_if_and_signal_in_bodies(engine, db):
+    await run(engine, db, "CREATE TRIGGER t_bi BEFORE INSERT ON t FOR EACH ROW "
+                          "IF NEW.a IS NULL THEN SET NEW.a = 1, NEW.s = 'dflt'; SET NEW.a = NEW.a + 1; "
+                          "ELSEIF NEW.a < 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'neg'; END IF")
+    await run(engine, db, "INSERT INTO t (id, a) VALUES (1, NULL), (2, 5)")
+    # the IF's condition read once: its branch's second SET runs though the first made a non-NULL
+    assert await rows(engine, db, "SELECT * FROM t ORDER BY id") == [(1, 2, "dflt"), (2, 5, None)]
+    with pytest.raises(SQLError) as e:
+        await run(engine, db, "INSERT INTO t (id, a) VALUES (3, 1), (4, -1)")
+    assert (e.value.code, e.value.sqlstate, e.value.message) == (1644, "45000", "neg")
+    assert await rows(engine, db, "SELECT COUNT(*) FROM t") == [(2,)]
+    assert await error(engine, db, "CREATE TRIGGER x BEFORE DELETE ON t FOR EACH ROW SIGNAL SQLSTATE '00000'") == 1407
+    assert await error(engine, db, "CREATE TRIGGER x BEFORE DELETE ON t FOR EACH ROW BEGIN DECLARE n INT; END") == 1235
+    assert await error(engine, db, "CREATE TRIGGER x AFTER DELETE ON t FOR EACH ROW "
+                                   "IF OLD.a > 0 THEN DELETE FROM u; END IF") == 1235
+
+
+async def test_duplicates_name_their_value(engine, db):
+    await run(engine, db, "CREATE TABLE k (id INT PRIMARY KEY, a INT UNIQUE, s VARCHAR(10) UNIQUE)")
+    await run(engine, db, "INSERT INTO k VALUES (1, 1, 'x'), (2, 2, 'y'), (3, 3, 'z')")
+    for sql, shown in (("UPDATE k SET a = a + 1", "Duplicate entry '2' for key 'a'"),
+                       ("UPDATE k SET a = a - 1 WHERE id > 1", "Duplicate entry '1' for key 'a'"),
+                       ("UPDATE k SET s = 'Y' WHERE id = 3", "Duplicate entry 'Y' for key 's'")):
+        with pytest.raises(SQLError) as e:
+            await run(engine, db, sql)
+        assert e.value.message == shown
+    await run(engine, db, "UPDATE k SET a = a + 10")  # (no row meets another)
+    await run(engine, db, "CREATE TRIGGER k_bi BEFORE INSERT ON k FOR EACH ROW SET NEW.s = LEFT(LOWER(NEW.s), 1)")
+    with pytest.raises(SQLError) as e:
+        await run(engine, db, "INSERT INTO k VALUES (4, 4, 'Zq')")
+    assert e.value.message == "Duplicate entry 'z' for key 's'"
 
 
 def test_compound_body_is_one_statement():
