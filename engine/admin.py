@@ -447,9 +447,18 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
                                  (found.name, found.sql_mode, found.show_create(), "utf8mb4", "utf8mb4_general_ci",
                                   engine.options_of(schema).collation, found.created_text()), session)
         if cur.peek() is not None and cur.peek().is_word("PROCEDURE", "FUNCTION", "TRIGGER", "EVENT", "PACKAGE"):
-            kind = cur.next().upper  # no stored program exists here (`ddl.DdlParser.drop_routine`)
-            _, name = cur.qualified()
-            raise missing_routine(kind, name)  # (MariaDB names it without its database)
+            kind = cur.next().upper
+            qualifier, name = cur.qualified()
+            schema = qualifier or session.database
+            found = engine.routine(schema, kind, name) if schema is not None else None
+            if found is None:  # (no event or package exists here: `ddl.DdlParser.drop_routine`)
+                raise missing_routine(kind, name)  # (MariaDB names it without its database)
+            title = kind.capitalize()
+            return _shown_create([(title, 64), ("sql_mode", 8192), (f"Create {title}", 1024),
+                                  ("character_set_client", 32), ("collation_connection", 64),
+                                  ("Database Collation", 64)],
+                                 (found.name, found.sql_mode, found.show_create(), "utf8mb4", "utf8mb4_general_ci",
+                                  engine.options_of(schema).collation), session)
         if cur.accept("DATABASE", "SCHEMA"):
             if_not_exists = cur.accept_words("IF", "NOT", "EXISTS")
             name = cur.ident()
@@ -521,11 +530,19 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
             rows = _where_equal(cur, [c.name for c in _DECLARED["triggers"]], rows)
         return _listing("triggers", rows, session)
     if cur.accept("PROCEDURE", "FUNCTION", "PACKAGE"):
+        kind = cur.tokens[cur.i - 1].upper
         cur.accept("BODY")
         if cur.accept("CODE"):  # as a MariaDB built without debugging answers it
             raise SQLError(ER_FEATURE_DISABLED, "SHOW PROCEDURE|FUNCTION CODE", "--with-debug")
         cur.expect("STATUS")
-        return _empty_listing(cur, "routines", session)
+        rows = sorted((r.status_row(engine.options_of(r.schema).collation) for schema, kept in engine.routines.items()
+                       for r in kept.values() if r.kind == kind), key=lambda row: (row[0], row[1].lower()))
+        like = _filter(cur)
+        if like is not None:
+            rows = [row for row in rows if like.match(row[1])]
+        elif cur.accept("WHERE"):
+            rows = _where_equal(cur, [c.name for c in _DECLARED["routines"]], rows)
+        return _listing("routines", rows, session)
     if cur.accept("PRIVILEGES"):
         if not cur.at_end():
             raise cur.error()

@@ -1475,6 +1475,11 @@ class ClientSession(asyncio.Protocol):
         """Answer the command with a statement's result (OK or text result set)."""
         self._send_result(result, 0)
 
+    def send_more_result(self, result: Any) -> None:
+        """Send a result set ahead of the command's answer (a procedure's SELECT in CALL),
+        with SERVER_MORE_RESULTS_EXISTS."""
+        self._send_result(result, _MORE)
+
     def send_error(self, exc: SQLError) -> None:
         """Answer the command with an ERR (counted, and kept for SHOW WARNINGS)."""
         self._send_error(exc)

@@ -1,0 +1,140 @@
+"""CALL of a stored procedure (`engine.routines`), as MariaDB 10.11 runs one.
+
+Contract
+- CALL [db.]name[(args)]: 1305 for a procedure the schema does not keep, 1318 for a wrong count
+  of arguments, 1414 for an OUT / INOUT argument that is not a user variable. IN arguments and
+  INOUT variables are evaluated once by the engine (one SELECT), DECLAREd locals from their
+  DEFAULT (else NULL), and every value is carried as the literal MariaDB's statement binlog writes
+  for it (`sql_prepared.using_literal`), NAME_CONST('name', literal).
+- Each body statement is run through `ClientSession.execute` with the parameters and locals it
+  names written in as NAME_CONST(...) (`routines.bind`): privileges, read-only, the engine, the
+  binlog (which thus holds each statement as MariaDB's does: CALL itself is never binlogged) and
+  semi-sync apply to it as to a client's statement; under autocommit each commits on its own.
+- A statement that answers a result set (SELECT) sends it at once with SERVER_MORE_RESULTS_EXISTS;
+  CALL's own answer is the final OK, as MariaDB's. OUT / INOUT values are set into their user
+  variables at the end. SET of a local and IF conditions are evaluated by the engine.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine import routines
+from engine.ddl import missing_routine
+from protocol.errors import ER_NO_DB_ERROR, ER_SP_NOT_VAR_ARG, SQLError
+from protocol.messages import OK, FieldType
+from server.sql_prepared import using_literal
+
+if TYPE_CHECKING:
+    from server.session import ClientSession
+
+
+def parse_call(sql: str) -> tuple[str | None, str, list[str]]:
+    """CALL [db.]name[(args)]: (db or None, name, the arguments' texts)."""
+    body = routines._Body(sql.rstrip().rstrip(";"))
+    tokens = body.tokens
+    k = 1
+    schema, name = None, tokens[k].text.strip("`") if len(tokens) > k else ""
+    if len(tokens) > k + 2 and tokens[k + 1].text == ".":
+        schema, name, k = name, tokens[k + 2].text.strip("`"), k + 2
+    k += 1
+    args: list[str] = []
+    if k < len(tokens):
+        if tokens[k].text != "(" or tokens[-1].text != ")":
+            raise SQLError(ER_NO_DB_ERROR) if not name else _syntax(sql)
+        if k + 1 < len(tokens) - 1:
+            for a, b in routines._cut_top(tokens[k + 1:-1], body.shape):
+                args.append(body.span(a + k + 1, b + k + 1))
+    return schema, name, args
+
+
+def _syntax(sql: str) -> SQLError:
+    from protocol.errors import ER_PARSE_ERROR
+    return SQLError(ER_PARSE_ERROR, sql[:80], 1)
+
+
+class _Frame:
+    """A running procedure's variables: name (lower) -> (value, literal)."""
+
+    def __init__(self, session: ClientSession):
+        self.session = session
+        self.values: dict[str, tuple[Any, str]] = {}
+
+    def bound(self, text: str) -> str:
+        written = {name: f"NAME_CONST('{name}',{literal})" for name, (_, literal) in self.values.items()}
+        return routines.bind(text, written)
+
+    async def evaluate(self, texts: list[str]) -> list[tuple[Any, str]]:
+        """Expressions' values and literals, in one SELECT of the engine."""
+        if not texts:
+            return []
+        result = await self.session.evaluate_select("SELECT " + ", ".join(self.bound(t) for t in texts))
+        out = []
+        for value, kind in zip(result.rows[0], result.column_types, strict=True):
+            literal = "NULL" if value is None else using_literal(
+                value, getattr(kind, "type", FieldType.VAR_STRING), getattr(kind, "charset", 0))
+            out.append((value, literal))
+        return out
+
+    async def run(self, steps: list[routines.Step]) -> None:
+        session = self.session
+        for step in steps:
+            if step.kind == "declare":
+                value = (await self.evaluate([step.default]))[0] if step.default is not None else (None, "NULL")
+                for name in step.names:
+                    self.values[name.lower()] = value
+            elif step.kind == "set":
+                found = await self.evaluate([text for _, text in step.assignments])
+                for (name, _), value in zip(step.assignments, found, strict=True):
+                    if name.lower() not in self.values:
+                        await session.execute(f"SET {name} = {value[1]}")  # (a session variable)
+                    else:
+                        self.values[name.lower()] = value
+            elif step.kind == "if":
+                for condition, branch in step.branches:
+                    if condition is None or _true((await self.evaluate([condition]))[0][0]):
+                        await self.run(branch)
+                        break
+            else:
+                result = await session.execute(self.bound(step.text))
+                if getattr(result, "columns", None):
+                    session.send_more_result(result)
+
+
+def _true(value: Any) -> bool:
+    if value is None:
+        return False
+    try:
+        return float(value) != 0
+    except (TypeError, ValueError):
+        return False
+
+
+async def call(session: ClientSession, sql: str, keyword: str) -> Any:
+    schema, name, args = parse_call(sql)
+    schema = schema or session.database
+    if schema is None:
+        raise SQLError(ER_NO_DB_ERROR)
+    routine = session.server.engine.routine(schema, "PROCEDURE", name)
+    if routine is None:
+        raise missing_routine("PROCEDURE", name, schema)
+    routines.check_arguments(routine, len(args))
+    steps = routines.body_steps(routine.body)
+    frame = _Frame(session)
+    targets: list[tuple[str, str]] = []  # (parameter, user variable) of OUT / INOUT
+    evaluated: list[tuple[str, str]] = []  # (parameter, expression) of IN / INOUT
+    for n, (param, arg) in enumerate(zip(routine.parsed, args, strict=True), 1):
+        if param.mode != "IN":
+            if not arg.startswith("@") or arg.startswith("@@"):
+                raise SQLError(ER_SP_NOT_VAR_ARG, n, f"{schema}.{routine.name}")
+            targets.append((param.name.lower(), arg[1:].strip("`'\"")))
+        if param.mode == "OUT":
+            frame.values[param.name.lower()] = (None, "NULL")
+        else:
+            evaluated.append((param.name.lower(), arg))
+    for (pname, _), value in zip(evaluated, await frame.evaluate([arg for _, arg in evaluated]), strict=True):
+        frame.values[pname] = value
+    await frame.run(steps)
+    for pname, variable in targets:
+        session.user_vars[variable] = frame.values[pname][0]
+    return OK()
