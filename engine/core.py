@@ -1882,6 +1882,8 @@ class Engine:
         translator.write_mode = mode
         translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
         translator.triggers_in = lambda schema: ordered(self.triggers.get(schema, {}).values())
+        translator.routines_in = lambda schema: sorted(self.routines.get(schema, {}).values(),
+                                                       key=lambda r: (r.name.lower(), r.kind))
         translator.options_of = self.options_of
         plan = translator.plan()
         if plan.kind == "write" and plan.target is not None and self.triggers.get(plan.target[0]):

@@ -383,7 +383,7 @@ class DdlParser:
                                                           "CHARACTER", "COLLATE", "SET"):
                 if cur.next().is_word("CHARSET", "COLLATE", "SET"):
                     cur.next()
-            routine.returns = self.written_from(type_at, cur.i)
+            routine.returns = self.returned_type(type_at, cur.i)
         while not cur.at_end():
             if cur.accept("LANGUAGE"):
                 cur.expect("SQL")
@@ -414,11 +414,10 @@ class DdlParser:
         routine.body = self.written_from(cur.i)
         cur.i = len(cur.tokens)
         routine.parsed = routines.parse_params(params, kind)
-        if kind == "PROCEDURE":
-            routines.body_steps(routine.body)  # (1235 now for a body CALL would refuse)
-        elif (self.current_user is not None and not routine.deterministic
+        if (kind == "FUNCTION" and self.current_user is not None and not routine.deterministic
               and routine.access not in ("NO SQL", "READS SQL DATA")):
-            raise SQLError(ER_BINLOG_UNSAFE_ROUTINE)  # (the binlog is always on; a replica's applier makes it)
+            # (the binlog is always on, log_bin_trust_function_creators OFF; a replica's applier makes it)
+            raise SQLError(ER_BINLOG_UNSAFE_ROUTINE)
         if schema not in self.schemas:
             raise SQLError(ER_BAD_DB_ERROR, schema)
         logged = routine.show_create("CREATE OR REPLACE" if replace else "CREATE",
@@ -430,6 +429,21 @@ class DdlParser:
                 return DdlAction(schema, noop=True, notes=[SQLError(ER_SP_ALREADY_EXISTS, kind, name)], logged=logged)
             raise SQLError(ER_SP_ALREADY_EXISTS, kind, name)
         return DdlAction(schema, put_routines=[routine], logged=logged)
+
+    def returned_type(self, start: int, end: int) -> str:
+        """A function's RETURNS type as MariaDB shows it (its column type's text; a string's with
+        its database's character set and collation where it names none)."""
+        sub = TokenCursor(self.cur.tokens[start:end], self.cur.params, self.cur.text)
+        try:
+            column = parse_column(sub, "", [])
+        except SQLError:
+            return self.written_from(start, end)
+        text = column.type_text
+        if column.base in ("char", "varchar", "text", "tinytext", "mediumtext", "longtext", "enum", "set"):
+            options = self.database_options(self.database or "")
+            charset = column.charset or options.charset
+            text += f" CHARSET {charset} COLLATE {column.collation or (options.collation if charset == options.charset else charset + '_general_ci')}"
+        return text
 
     # --- databases -------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 
+from engine.catalog import TokenCursor, parse_column
 from engine.lexer import extract, literal_texts, mysql_ident, tokenize
 from protocol.errors import ER_NOT_SUPPORTED_YET, ER_SP_WRONG_NO_OF_ARGS, SQLError
 
@@ -86,10 +87,77 @@ class Routine:
     def modified_text(self) -> str:
         return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.created))
 
+    def schema_row(self, collation: str) -> tuple:
+        """information_schema.ROUTINES' row (`collation`: its database's)."""
+        data_type, dtd = type_info(self.returns) if self.kind == "FUNCTION" else ("", None)
+        length, octets, precision, scale, dt_precision, charset, coll = _type_sizes(self.returns) \
+            if self.kind == "FUNCTION" else (None,) * 7
+        created = self.modified_text()
+        return (self.name, "def", self.schema, self.name, self.kind, data_type, length, octets, precision, scale,
+                dt_precision, charset, coll, dtd, "SQL", self.body, None, None, "SQL",
+                "YES" if self.deterministic else "NO", self.access or "CONTAINS SQL", None, self.security,
+                created, created, self.sql_mode, self.comment, self.definer.replace("`", ""), "utf8mb4",
+                "utf8mb4_general_ci", collation)
+
+    def parameter_rows(self) -> list[tuple]:
+        """information_schema.PARAMETERS' rows: a function's RETURNS first (position 0)."""
+        rows = []
+        if self.kind == "FUNCTION":
+            data_type, dtd = type_info(self.returns)
+            rows.append(("def", self.schema, self.name, 0, None, None, data_type, *_type_sizes(self.returns), dtd,
+                         self.kind))
+        for n, param in enumerate(self.parsed, 1):
+            data_type, dtd = type_info(param.type)
+            rows.append(("def", self.schema, self.name, n, param.mode, param.name, data_type,
+                         *_type_sizes(param.type), dtd, self.kind))
+        return rows
+
     def status_row(self, collation: str) -> tuple:
         """SHOW PROCEDURE / FUNCTION STATUS's row (`collation`: its database's)."""
         return (self.schema, self.name, self.kind, self.definer.replace("`", ""), self.modified_text(),
                 self.modified_text(), self.security, self.comment, "utf8mb4", "utf8mb4_general_ci", collation)
+
+
+def _column(type_text: str):
+    shape, params = extract(type_text)
+    try:
+        return parse_column(TokenCursor(tokenize(shape), params, type_text), "", [])
+    except SQLError:
+        return None
+
+
+def type_info(type_text: str) -> tuple[str, str]:
+    """A declared type's DATA_TYPE and DTD_IDENTIFIER, as information_schema lists them."""
+    column = _column(type_text)
+    if column is None:
+        return type_text.split("(")[0].strip().lower(), type_text.lower()
+    return ("int" if column.base == "integer" else column.base), column.type_text
+
+
+_TEXT = {"char", "varchar", "text", "tinytext", "mediumtext", "longtext", "enum", "set"}
+_NUMBER_PRECISION = {"tinyint": 3, "smallint": 5, "mediumint": 7, "int": 10, "integer": 10, "bigint": 19}
+
+
+def _type_sizes(type_text: str) -> tuple:
+    """CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE,
+    DATETIME_PRECISION, CHARACTER_SET_NAME, COLLATION_NAME of a declared type (a string's in
+    utf8mb4, the server's)."""
+    column = _column(type_text)
+    if column is None:
+        return (None,) * 7
+    base = column.base
+    if base in ("char", "varchar"):
+        length = int(column.args[0]) if column.args else 1
+        return (length, length * 4, None, None, None, "utf8mb4", "utf8mb4_general_ci")
+    if base in _NUMBER_PRECISION:
+        return (None, None, _NUMBER_PRECISION[base] + (1 if column.unsigned and base == "bigint" else 0), 0, None,
+                None, None)
+    if base == "decimal":
+        args = column.args or ["10"]
+        return (None, None, int(args[0]), int(args[1]) if len(args) > 1 else 0, None, None, None)
+    if base in ("datetime", "timestamp", "time"):
+        return (None, None, None, None, int(column.args[0]) if column.args else 0, None, None)
+    return (None,) * 7
 
 
 def catalog_key(kind: str, name: str) -> str:
@@ -113,20 +181,19 @@ def _cut_top(tokens, text: str, stop: str = ",") -> list[tuple[int, int]]:
 
 def parse_params(text: str, kind: str) -> list[Param]:
     """A parameter list as written: [IN | OUT | INOUT] name type, ..."""
-    shape, _ = extract(text)
-    tokens = tokenize(shape)
+    parsed = _Body(text)
+    tokens = parsed.tokens
     if not tokens:
         return []
     params = []
-    for start, end in _cut_top(tokens, shape):
-        part = tokens[start:end]
+    for start, end in _cut_top(tokens, parsed.shape):
         mode = "IN"
-        if kind == "PROCEDURE" and part and part[0].is_word("IN", "OUT", "INOUT") and len(part) > 2:
-            mode = part[0].upper
-            part = part[1:]
-        if len(part) < 2:
+        if kind == "PROCEDURE" and end - start > 2 and tokens[start].is_word("IN", "OUT", "INOUT"):
+            mode = tokens[start].upper
+            start += 1
+        if end - start < 2:
             raise SQLError(ER_NOT_SUPPORTED_YET, "this parameter list")
-        params.append(Param(mode, part[0].text.strip("`"), shape[part[1].start:part[-1].end]))
+        params.append(Param(mode, tokens[start].text.strip("`"), parsed.span(start + 1, end)))
     return params
 
 

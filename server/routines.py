@@ -17,12 +17,15 @@ Contract
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from engine import routines
 from engine.ddl import missing_routine
+from protocol.binary import ParamType
 from protocol.errors import ER_NO_DB_ERROR, ER_SP_NOT_VAR_ARG, SQLError
 from protocol.messages import OK, FieldType
+from server.prepared import literal as _literal
 from server.sql_prepared import using_literal
 
 if TYPE_CHECKING:
@@ -53,15 +56,43 @@ def _syntax(sql: str) -> SQLError:
     return SQLError(ER_PARSE_ERROR, sql[:80], 1)
 
 
-class _Frame:
-    """A running procedure's variables: name (lower) -> (value, literal)."""
+_STRING_TYPES = ("CHAR", "VARCHAR", "TEXT", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM", "SET", "NCHAR",
+                 "NVARCHAR", "CHARACTER", "NATIONAL", "JSON")
+_INTEGER_TYPES = ("INT", "INTEGER", "TINYINT", "SMALLINT", "MEDIUMINT", "BIGINT", "BOOL", "BOOLEAN")
 
-    def __init__(self, session: ClientSession):
+
+class _Frame:
+    """A running procedure's variables: name (lower) -> (value, literal), each variable's
+    declared type's first word in `types`."""
+
+    def __init__(self, session: ClientSession, options: Any):
         self.session = session
+        self.options = options  # the routine's database's (a string variable's character set)
         self.values: dict[str, tuple[Any, str]] = {}
+        self.types: dict[str, str] = {}
+
+    def declare(self, name: str, declared: str, value: tuple[Any, str]) -> None:
+        self.types[name] = declared.split("(")[0].split()[0].upper() if declared.strip() else ""
+        self.assign(name, value)
+
+    def assign(self, name: str, value: tuple[Any, str]) -> None:
+        """The variable's value as its declared type holds it, and its literal as MariaDB's
+        binlog writes it (sp_head's subst_spvars: a string with its character set and collation)."""
+        kind, (raw, literal) = self.types.get(name, ""), value
+        if raw is not None and kind in _INTEGER_TYPES and not isinstance(raw, int):
+            try:
+                raw = int(Decimal(str(raw)).to_integral_value())
+                literal = str(raw)
+            except ArithmeticError:
+                pass
+        elif raw is not None and kind in _STRING_TYPES:
+            raw = raw if isinstance(raw, str) else bytes(raw).decode() if isinstance(raw, (bytes, bytearray)) else str(raw)
+            options = self.options
+            literal = f"_{options.charset}{literal_text(raw)} COLLATE '{options.collation}'"
+        self.values[name] = (raw, literal)
 
     def bound(self, text: str) -> str:
-        written = {name: f"NAME_CONST('{name}',{literal})" for name, (_, literal) in self.values.items()}
+        written = {name: f" NAME_CONST('{name}',{literal})" for name, (_, literal) in self.values.items()}
         return routines.bind(text, written)
 
     async def evaluate(self, texts: list[str]) -> list[tuple[Any, str]]:
@@ -82,14 +113,14 @@ class _Frame:
             if step.kind == "declare":
                 value = (await self.evaluate([step.default]))[0] if step.default is not None else (None, "NULL")
                 for name in step.names:
-                    self.values[name.lower()] = value
+                    self.declare(name.lower(), step.type, value)
             elif step.kind == "set":
                 found = await self.evaluate([text for _, text in step.assignments])
                 for (name, _), value in zip(step.assignments, found, strict=True):
                     if name.lower() not in self.values:
                         await session.execute(f"SET {name} = {value[1]}")  # (a session variable)
                     else:
-                        self.values[name.lower()] = value
+                        self.assign(name.lower(), value)
             elif step.kind == "if":
                 for condition, branch in step.branches:
                     if condition is None or _true((await self.evaluate([condition]))[0][0]):
@@ -99,6 +130,11 @@ class _Frame:
                 result = await session.execute(self.bound(step.text))
                 if getattr(result, "columns", None):
                     session.send_more_result(result)
+
+
+def literal_text(text: str) -> str:
+    """A string as a quoted SQL literal."""
+    return _literal(text, ParamType(FieldType.VAR_STRING))
 
 
 def _true(value: Any) -> bool:
@@ -120,7 +156,7 @@ async def call(session: ClientSession, sql: str, keyword: str) -> Any:
         raise missing_routine("PROCEDURE", name, schema)
     routines.check_arguments(routine, len(args))
     steps = routines.body_steps(routine.body)
-    frame = _Frame(session)
+    frame = _Frame(session, session.server.engine.options_of(schema))
     targets: list[tuple[str, str]] = []  # (parameter, user variable) of OUT / INOUT
     evaluated: list[tuple[str, str]] = []  # (parameter, expression) of IN / INOUT
     for n, (param, arg) in enumerate(zip(routine.parsed, args, strict=True), 1):
@@ -128,12 +164,11 @@ async def call(session: ClientSession, sql: str, keyword: str) -> Any:
             if not arg.startswith("@") or arg.startswith("@@"):
                 raise SQLError(ER_SP_NOT_VAR_ARG, n, f"{schema}.{routine.name}")
             targets.append((param.name.lower(), arg[1:].strip("`'\"")))
-        if param.mode == "OUT":
-            frame.values[param.name.lower()] = (None, "NULL")
-        else:
+        frame.declare(param.name.lower(), param.type, (None, "NULL"))
+        if param.mode != "OUT":
             evaluated.append((param.name.lower(), arg))
     for (pname, _), value in zip(evaluated, await frame.evaluate([arg for _, arg in evaluated]), strict=True):
-        frame.values[pname] = value
+        frame.assign(pname, value)
     await frame.run(steps)
     for pname, variable in targets:
         session.user_vars[variable] = frame.values[pname][0]
