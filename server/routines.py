@@ -58,6 +58,7 @@ def _syntax(sql: str) -> SQLError:
 
 _STRING_TYPES = ("CHAR", "VARCHAR", "TEXT", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM", "SET", "NCHAR",
                  "NVARCHAR", "CHARACTER", "NATIONAL", "JSON")
+_DECIMAL_TYPES = ("DECIMAL", "DEC", "NUMERIC", "FIXED")
 _INTEGER_TYPES = ("INT", "INTEGER", "TINYINT", "SMALLINT", "MEDIUMINT", "BIGINT", "BOOL", "BOOLEAN")
 
 
@@ -69,17 +70,27 @@ class _Frame:
         self.session = session
         self.options = options  # the routine's database's (a string variable's character set)
         self.values: dict[str, tuple[Any, str]] = {}
-        self.types: dict[str, str] = {}
+        self.types: dict[str, str] = {}  # name -> its declared type
+        self.affected = 0  # its statements' affected rows, summed: CALL's OK carries them, as MariaDB's
 
     def declare(self, name: str, declared: str, value: tuple[Any, str]) -> None:
-        self.types[name] = declared.split("(")[0].split()[0].upper() if declared.strip() else ""
+        self.types[name] = declared.strip()
         self.assign(name, value)
 
     def assign(self, name: str, value: tuple[Any, str]) -> None:
         """The variable's value as its declared type holds it, and its literal as MariaDB's
         binlog writes it (sp_head's subst_spvars: a string with its character set and collation)."""
-        kind, (raw, literal) = self.types.get(name, ""), value
-        if raw is not None and kind in _INTEGER_TYPES and not isinstance(raw, int):
+        declared, (raw, literal) = self.types.get(name, ""), value
+        kind = declared.split("(")[0].split()[0].upper() if declared else ""
+        if raw is not None and kind in _DECIMAL_TYPES:
+            args = declared.partition("(")[2].partition(")")[0].split(",")
+            scale = int(args[1]) if len(args) > 1 and args[1].strip().isdigit() else 0
+            try:
+                raw = Decimal(str(raw)).quantize(Decimal(1).scaleb(-scale))
+                literal = str(raw)
+            except ArithmeticError:
+                pass
+        elif raw is not None and kind in _INTEGER_TYPES and not isinstance(raw, int):
             try:
                 raw = int(Decimal(str(raw)).to_integral_value())
                 literal = str(raw)
@@ -130,6 +141,8 @@ class _Frame:
                 result = await session.execute(self.bound(step.text))
                 if getattr(result, "columns", None):
                     session.send_more_result(result)
+                else:
+                    self.affected += getattr(result, "affected_rows", 0) or 0
 
 
 def literal_text(text: str) -> str:
@@ -172,4 +185,4 @@ async def call(session: ClientSession, sql: str, keyword: str) -> Any:
     await frame.run(steps)
     for pname, variable in targets:
         session.user_vars[variable] = frame.values[pname][0]
-    return OK()
+    return OK(frame.affected)
