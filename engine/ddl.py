@@ -292,6 +292,8 @@ class DdlParser:
             if cur.peek() is not None and cur.peek().is_word(*_ROUTINES):
                 kind = cur.next().upper
                 schema, name = self.routine_name(kind)
+                if self.routine_of(schema, kind, name) is not None:
+                    raise SQLError(ER_NOT_SUPPORTED_YET, f"ALTER {kind}")
                 raise missing_routine(kind, name, schema)
             if cur.accept("DATABASE", "SCHEMA"):
                 return self.alter_database()
