@@ -523,12 +523,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         schema = _schema(cur, session)
         collation = engine.options_of(schema).collation
         rows = [t.show_row(collation) for t in triggers.ordered(engine.triggers.get(schema, {}).values())]
-        like = _filter(cur)
-        if like is not None:
-            rows = [row for row in rows if like.match(row[2])]
-        elif cur.accept("WHERE"):
-            rows = _where_equal(cur, [c.name for c in _DECLARED["triggers"]], rows)
-        return _listing("triggers", rows, session)
+        return _listing("triggers", _filtered(cur, "triggers", rows, 2), session)
     if cur.accept("PROCEDURE", "FUNCTION", "PACKAGE"):
         kind = cur.tokens[cur.i - 1].upper
         cur.accept("BODY")
@@ -537,12 +532,7 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         cur.expect("STATUS")
         rows = sorted((r.status_row(engine.options_of(r.schema).collation) for schema, kept in engine.routines.items()
                        for r in kept.values() if r.kind == kind), key=lambda row: (row[0], row[1].lower()))
-        like = _filter(cur)
-        if like is not None:
-            rows = [row for row in rows if like.match(row[1])]
-        elif cur.accept("WHERE"):
-            rows = _where_equal(cur, [c.name for c in _DECLARED["routines"]], rows)
-        return _listing("routines", rows, session)
+        return _listing("routines", _filtered(cur, "routines", rows, 1), session)
     if cur.accept("PRIVILEGES"):
         if not cur.at_end():
             raise cur.error()
@@ -648,6 +638,16 @@ _TABLE_STATUS = ("SELECT `Name`, `Engine`, `Version`, `Row_format`, `Rows`, `Avg
 
 def _collation(column) -> str | None:
     return None if column is None else infoschema.column_collation(column)[1]
+
+
+def _filtered(cur: TokenCursor, kind: str, rows: list[tuple], named_at: int) -> list[tuple]:
+    """A listing's rows that its LIKE 'pattern' (over the column at `named_at`) or WHERE keeps."""
+    like = _filter(cur)
+    if like is not None:
+        return [row for row in rows if like.match(row[named_at])]
+    if cur.accept("WHERE"):
+        return _where_equal(cur, [c.name for c in _DECLARED[kind]], rows)
+    return rows
 
 
 def _empty_listing(cur: TokenCursor, kind: str, session: Session) -> Result:

@@ -10,6 +10,7 @@ from protocol.errors import SQLError
 from server.sql import split_statements
 from tests.unit import test_engine_views
 from tests.unit.test_engine import run
+from tests.unit.test_engine_triggers import error
 
 engine = test_engine_views.engine  # (its fixture: an engine in a fresh datadir)
 rows = test_engine_views.rows
@@ -26,12 +27,6 @@ async def db(engine):
     session.database = "test"
     await run(engine, session, "CREATE TABLE t (id INT PRIMARY KEY, a INT, s VARCHAR(10))")
     return session
-
-
-async def error(engine, session, sql) -> int:
-    with pytest.raises(SQLError) as e:
-        await run(engine, session, sql)
-    return e.value.code
 
 
 async def test_kept_shown_dropped_and_kept_across_a_restart(tmp_path):
