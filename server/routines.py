@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, Any
 from engine import routines
 from engine.ddl import missing_routine
 from protocol.binary import ParamType
-from protocol.errors import ER_NO_DB_ERROR, ER_SP_NOT_VAR_ARG, SQLError
+from protocol.errors import (
+    ER_NO_DB_ERROR,
+    ER_NOT_SUPPORTED_YET,
+    ER_SP_DOES_NOT_EXIST,
+    ER_SP_NOT_VAR_ARG,
+    SQLError,
+)
 from protocol.messages import OK, FieldType
 from server.prepared import literal as _literal
 from server.sql_prepared import using_literal
@@ -186,3 +192,14 @@ async def call(session: ClientSession, sql: str, keyword: str) -> Any:
     for pname, variable in targets:
         session.user_vars[variable] = frame.values[pname][0]
     return OK(frame.affected)
+
+
+def function_call_refused(session: ClientSession, error: SQLError) -> SQLError:
+    """The engine's 1305 for a function it lacks: MariaDB's 1235 where the database keeps a stored
+    function of that name (calling one is not run here), else the error itself."""
+    if error.code != ER_SP_DOES_NOT_EXIST.code or not error.message.startswith("FUNCTION "):
+        return error
+    schema, _, name = error.message[len("FUNCTION "):].rpartition(" does not exist")[0].rpartition(".")
+    if session.server.engine.routine(schema or session.database or "", "FUNCTION", name) is None:
+        return error
+    return SQLError(ER_NOT_SUPPORTED_YET, "calling a stored function")
