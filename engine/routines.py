@@ -6,12 +6,13 @@ the schema's `__engine_catalog`, as views and triggers are kept; `Engine.routine
 schema. CREATE is binlogged as MariaDB writes it (`Routine.show_create` with DEFINER).
 
 What runs: CALL of a procedure whose body is one statement or BEGIN ... END holding DECLAREd
-local variables, SET of locals (and user variables), IF ... THEN ... [ELSEIF ...] [ELSE ...] END
-IF, and plain statements. Each statement is run by the caller (`server/routines.py`) as a
+local variables, SET of locals (and user variables), SELECT ... INTO locals, IF ... THEN ...
+[ELSEIF ...] [ELSE ...] END IF, and plain statements. Each statement is run by the caller (`server/routines.py`) as a
 statement of its own, with the parameters and locals it names written in as MariaDB's binlog
 writes them, NAME_CONST('name', value), so the binlog holds what MariaDB's holds and a replica
 runs it alike; CALL itself is never binlogged. Loops, cursors, handlers, SIGNAL and nested blocks
-are MariaDB's 1235. A stored function can be made, listed, shown and dropped; calling one is 1235.
+are made and kept (a dump loads) and CALL of them is MariaDB's 1235. A stored function can be
+made, listed, shown and dropped; calling one is 1235 (`server.routines.function_call_refused`).
 """
 
 from __future__ import annotations
@@ -208,9 +209,10 @@ def check_arguments(routine: Routine, count: int) -> None:
 
 @dataclass
 class Step:
-    """One step of a body: `kind` "sql" (a statement's text), "declare" (names, type, default
-    expression text or None), "set" (assignments: (name, expression text)), "if" (branches:
-    (condition text or None for ELSE, steps))."""
+    """One step of a body: `kind` "sql" (a statement's text), "select_into" (a SELECT's text and
+    the variables its one row goes into), "declare" (names, type, default expression text or
+    None), "set" (assignments: (name, expression text)), "if" (branches: (condition text or None
+    for ELSE, steps))."""
 
     kind: str
     text: str = ""
@@ -320,7 +322,34 @@ class _Body:
                     return Step("sql", text=self.span(start, end))  # (user or system variables: as written)
                 assignments.append((tokens[a].text.strip("`"), self.span(eq + 1, b)))
             return Step("set", assignments=assignments)
+        if tok.is_word("SELECT"):
+            into = self.select_into(start, end)
+            if into is not None:
+                return into
         return Step("sql", text=self.span(start, end))
+
+    def select_into(self, start: int, end: int) -> Step | None:
+        """SELECT ... INTO name [, name ...] ... of variables (not @user variables, OUTFILE or
+        DUMPFILE): the SELECT without its INTO, and the names (`Step.names`)."""
+        tokens, depth = self.tokens, 0
+        for k in range(start, end):
+            tok = tokens[k]
+            if tok.kind == "op" and tok.text in "()":
+                depth += 1 if tok.text == "(" else -1
+            elif depth == 0 and tok.is_word("INTO"):
+                names, j = [], k + 1
+                while j < end and tokens[j].kind in ("word", "ident") and not tokens[j].is_word("OUTFILE", "DUMPFILE"):
+                    names.append(tokens[j].text.strip("`"))
+                    if j + 1 < end and tokens[j + 1].text == ",":
+                        j += 2
+                        continue
+                    j += 1
+                    break
+                if not names:
+                    return None
+                text = (self.span(start, k) + " " + self.span(j, end)).strip()
+                return Step("select_into", text=text, names=names)
+        return None
 
     def if_step(self) -> Step:
         tokens = self.tokens

@@ -247,6 +247,7 @@ ER_BINLOG_UNSAFE_STATEMENT = MySQLError(
     1592, "HY000", "Unsafe statement written to the binary log using statement format since BINLOG_FORMAT = STATEMENT. %s")
 ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT = MySQLError(1222, "21000", "The used SELECT statements have a different number of columns")
 ER_TOO_MANY_ROWS = MySQLError(1172, "42000", "Result consisted of more than one row")
+ER_SP_UNDECLARED_VAR = MySQLError(1327, "42000", "Undeclared variable: %s")
 ER_SP_FETCH_NO_DATA = MySQLError(1329, "02000", "No data - zero rows fetched, selected, or processed")
 ER_WRONG_AUTO_KEY = MySQLError(1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key")
 ER_CANT_DROP_FIELD_OR_KEY = MySQLError(1091, "42000", "Can't DROP %s `%s`; check that it exists")

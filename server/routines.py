@@ -10,6 +10,7 @@ Contract
   names written in as NAME_CONST(...) (`routines.bind`): privileges, read-only, the engine, the
   binlog (which thus holds each statement as MariaDB's does: CALL itself is never binlogged) and
   semi-sync apply to it as to a client's statement; under autocommit each commits on its own.
+- SELECT ... INTO local variables takes its one row (1172 for more, the note 1329 for none).
 - A statement that answers a result set (SELECT) sends it at once with SERVER_MORE_RESULTS_EXISTS;
   CALL's own answer is the final OK, as MariaDB's. OUT / INOUT values are set into their user
   variables at the end. SET of a local and IF conditions are evaluated by the engine.
@@ -27,7 +28,11 @@ from protocol.errors import (
     ER_NO_DB_ERROR,
     ER_NOT_SUPPORTED_YET,
     ER_SP_DOES_NOT_EXIST,
+    ER_SP_FETCH_NO_DATA,
     ER_SP_NOT_VAR_ARG,
+    ER_SP_UNDECLARED_VAR,
+    ER_TOO_MANY_ROWS,
+    ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
     SQLError,
 )
 from protocol.messages import OK, FieldType
@@ -117,12 +122,25 @@ class _Frame:
         if not texts:
             return []
         result = await self.session.evaluate_select("SELECT " + ", ".join(self.bound(t) for t in texts))
-        out = []
-        for value, kind in zip(result.rows[0], result.column_types, strict=True):
-            literal = "NULL" if value is None else using_literal(
-                value, getattr(kind, "type", FieldType.VAR_STRING), getattr(kind, "charset", 0))
-            out.append((value, literal))
-        return out
+        return [(value, _literal_of(value, kind)) for value, kind in zip(result.rows[0], result.column_types,
+                                                                          strict=True)]
+
+    async def select_into(self, step: routines.Step) -> None:
+        """SELECT ... INTO variables: its one row's values (MariaDB's 1222 for another count of
+        columns, 1172 for more than one row, the warning 1329 and the variables kept for none)."""
+        result = await self.session.execute(self.bound(step.text))
+        if len(result.columns) != len(step.names):
+            raise SQLError(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT)
+        if len(result.rows) > 1:
+            raise SQLError(ER_TOO_MANY_ROWS)
+        self.affected += len(result.rows)  # (MariaDB's row count of a SELECT ... INTO)
+        if not result.rows:
+            self.session.diagnostics = [*self.session.diagnostics, SQLError(ER_SP_FETCH_NO_DATA)]
+            return
+        for name, value, kind in zip(step.names, result.rows[0], result.column_types, strict=True):
+            if name.lower() not in self.values:
+                raise SQLError(ER_SP_UNDECLARED_VAR, name)
+            self.assign(name.lower(), (value, _literal_of(value, kind)))
 
     async def run(self, steps: list[routines.Step]) -> None:
         session = self.session
@@ -143,6 +161,8 @@ class _Frame:
                     if condition is None or _true((await self.evaluate([condition]))[0][0]):
                         await self.run(branch)
                         break
+            elif step.kind == "select_into":
+                await self.select_into(step)
             else:
                 result = await session.execute(self.bound(step.text))
                 if getattr(result, "columns", None):
@@ -154,6 +174,13 @@ class _Frame:
 def literal_text(text: str) -> str:
     """A string as a quoted SQL literal."""
     return _literal(text, ParamType(FieldType.VAR_STRING))
+
+
+def _literal_of(value: Any, kind: Any) -> str:
+    """A result value (of a column typed `kind`) as the literal a statement binlog writes."""
+    if value is None:
+        return "NULL"
+    return using_literal(value, getattr(kind, "type", FieldType.VAR_STRING), getattr(kind, "charset", 0))
 
 
 def _true(value: Any) -> bool:

@@ -61,6 +61,8 @@ PROCEDURES = [
     "CREATE DEFINER=root@localhost FUNCTION twice(a INT) RETURNS INT DETERMINISTIC RETURN a * 2",
     "CREATE DEFINER=root@localhost FUNCTION label(a INT, b VARCHAR(10)) RETURNS VARCHAR(30) NO SQL"
     " RETURN CONCAT(b, a)",
+    "CREATE DEFINER=root@localhost PROCEDURE fetch_a(IN k INT, OUT r INT) BEGIN DECLARE v INT DEFAULT -1;"
+    " SELECT a INTO v FROM t WHERE id = k; SET r = v; INSERT INTO log (what, n) VALUES ('fetched', v); END",
     "CREATE DEFINER=root@localhost PROCEDURE looping() BEGIN DECLARE i INT DEFAULT 0;"
     " WHILE i < 3 DO SET i = i + 1; END WHILE; END",
 ]
@@ -75,6 +77,10 @@ STEPS = [
     "CALL counts(@n, @total, 2)",
     "SELECT @n, @total",
     "CALL counts(1, @total, 2)",
+    "CALL fetch_a(1, @r)",
+    "SELECT @r",
+    "CALL fetch_a(100, @r)",
+    "SELECT @r",
     "CALL one_statement(4)",
     "CALL one_statement",
     "CALL nope()",

@@ -74,6 +74,9 @@ def test_body_steps_and_bound_variables():
     # a name as a plain identifier is bound; a column of a table, a function and a user variable are not
     assert routines.bind("UPDATE t SET a = x WHERE t.x = x AND @x = 1 AND x(1)", {"x": "NAME_CONST('x',5)"}) == \
         "UPDATE t SET a = NAME_CONST('x',5) WHERE t.x = NAME_CONST('x',5) AND @x = 1 AND x(1)"
+    into = routines.body_steps("BEGIN SELECT a, s INTO v, w FROM t WHERE id = (SELECT 1); SELECT 1 INTO @u; END")
+    assert [(s.kind, s.text, s.names) for s in into] == [
+        ("select_into", "SELECT a, s FROM t WHERE id = (SELECT 1)", ["v", "w"]), ("sql", "SELECT 1 INTO @u", [])]
     with pytest.raises(SQLError) as e:
         routines.body_steps("BEGIN WHILE 1 DO SELECT 1; END WHILE; END")
     assert e.value.code == 1235
