@@ -259,3 +259,29 @@ def test_callproc_of_pymysql_and_mysql_connector(tmp_path):
     finally:
         ours.stop()
         mariadb.stop()
+
+
+def test_our_slave_of_a_mariadb_master_runs_its_routines_statements(tmp_path):
+    from tests.support.failover import REPL_PASSWORD, REPL_USER, attach
+
+    master = MariaDBServer(tmp_path / "mdb", log_bin="master-bin").start()
+    slave = Daemon("slave", tmp_path / "ours-slave", ["--server-id=3"]).start()
+    try:
+        master.query(f"CREATE USER {REPL_USER}@'%' IDENTIFIED BY '{REPL_PASSWORD}'")
+        master.query(f"GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {REPL_USER}@'%'")
+        attach(slave.port, master.port)
+        _created(master)
+        conn = master.connect("sp")
+        try:
+            for sql in STEPS[:10]:
+                ok_answer(conn, sql)
+        finally:
+            conn.close()
+        # the master's CREATE PROCEDURE and its NAME_CONST(... _utf8mb4'..' COLLATE ...) statements
+        for sql in LISTED:
+            assert_same_rows(master, master, [slave], sql)
+        assert slave.query("SHOW CREATE PROCEDURE sp.add_row")[0][2] == master.query(
+            "SHOW CREATE PROCEDURE sp.add_row")[0][2]
+    finally:
+        slave.stop()
+        master.stop()
