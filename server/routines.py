@@ -10,6 +10,7 @@ Contract
   names written in as NAME_CONST(...) (`routines.bind`): privileges, read-only, the engine, the
   binlog (which thus holds each statement as MariaDB's does: CALL itself is never binlogged) and
   semi-sync apply to it as to a client's statement; under autocommit each commits on its own.
+- CALL through COM_STMT_EXECUTE is 1235 (PREPARE / EXECUTE in SQL run it as COM_QUERY does).
 - SELECT ... INTO local variables takes its one row (1172 for more, the note 1329 for none).
 - A statement that answers a result set (SELECT) sends it at once with SERVER_MORE_RESULTS_EXISTS;
   CALL's own answer is the final OK, as MariaDB's. OUT / INOUT values are set into their user
@@ -193,6 +194,8 @@ def _true(value: Any) -> bool:
 
 
 async def call(session: ClientSession, sql: str, keyword: str) -> Any:
+    if session.command == "Execute":  # (COM_STMT_EXECUTE: its result sets would be binary rows)
+        raise SQLError(ER_NOT_SUPPORTED_YET, "CALL as a prepared statement of the binary protocol")
     schema, name, args = parse_call(sql)
     schema = schema or session.database
     if schema is None:

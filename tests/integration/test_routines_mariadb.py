@@ -256,6 +256,14 @@ def test_callproc_of_pymysql_and_mysql_connector(tmp_path):
             finally:
                 cnx.close()
         assert got[1] == got[0]
+        # CALL through COM_STMT_EXECUTE: MariaDB's 1235 here (its result sets would be binary rows)
+        cnx = connector.connect(host="127.0.0.1", port=ours.port, user="root", database="sp")
+        try:
+            with pytest.raises(connector.Error) as refused:
+                cnx.cursor(prepared=True).execute("CALL add_row(?, ?)", (6, "six"))
+            assert refused.value.errno == 1235
+        finally:
+            cnx.close()
     finally:
         ours.stop()
         mariadb.stop()
