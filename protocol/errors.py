@@ -174,6 +174,7 @@ ER_ZLIB_Z_BUF_ERROR = MySQLError(1258, "HY000", "ZLIB: Not enough room in the ou
 ER_ZLIB_Z_DATA_ERROR = MySQLError(1259, "HY000", "ZLIB: Input data corrupted")
 ER_INVALID_CHARACTER_STRING = MySQLError(1300, "HY000", "Invalid %s character string: '%s'")
 ER_SP_DOES_NOT_EXIST = MySQLError(1305, "42000", "%s %s does not exist")
+ER_PROCACCESS_DENIED_ERROR = MySQLError(1370, "42000", "%s command denied to user '%s'@'%s' for routine '%s'")
 ER_SP_ALREADY_EXISTS = MySQLError(1304, "42000", "%s %s already exists")
 ER_SP_WRONG_NO_OF_ARGS = MySQLError(1318, "42000", "Incorrect number of arguments for %s %s; expected %u, got %u")
 ER_SP_NOT_VAR_ARG = MySQLError(1414, "42000", "OUT or INOUT argument %d for routine %s is not a variable or NEW pseudo-variable in BEFORE trigger")

@@ -200,6 +200,8 @@ async def call(session: ClientSession, sql: str, keyword: str) -> Any:
     schema = schema or session.database
     if schema is None:
         raise SQLError(ER_NO_DB_ERROR)
+    if session.privileges is not None:  # (an account without ALL: EXECUTE wanted)
+        session.privileges.require_routine(schema, name, "EXECUTE")
     routine = session.server.engine.routine(schema, "PROCEDURE", name)
     if routine is None:
         raise missing_routine("PROCEDURE", name, schema)

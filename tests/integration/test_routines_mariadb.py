@@ -20,6 +20,7 @@ from tests.support.mariadb import MariaDBServer, mariadb_available
 from tests.support.mariadb_compare import (
     answer_differences,
     assert_same_rows,
+    mariadb_and_ours,
     ok_answer,
     reference_ours_and_replicas,
 )
@@ -293,3 +294,26 @@ def test_our_slave_of_a_mariadb_master_runs_its_routines_statements(tmp_path):
     finally:
         slave.stop()
         master.stop()
+
+
+def test_routine_privileges_of_accounts_as_mariadbs(tmp_path):
+    # CREATE ROUTINE on the database (1044), ALTER ROUTINE for DROP and EXECUTE for CALL (1370),
+    # SUPER for CREATE FUNCTION with the binlog on (1419)
+    steps = ["CREATE PROCEDURE p.pp() SELECT 1", "CREATE FUNCTION p.ff() RETURNS INT DETERMINISTIC RETURN 1",
+             "CALL p.pp()", "DROP PROCEDURE p.pp", "CREATE PROCEDURE q.pp() SELECT 1",
+             "DROP PROCEDURE IF EXISTS q.nope", "CALL p.pp()"]
+    setup = ["CREATE DATABASE p", "CREATE DATABASE q", "CREATE USER a@'%' IDENTIFIED BY 'pw'", "GRANT ALL ON p.* TO a@'%'",
+             "CREATE USER b@'%' IDENTIFIED BY 'pw'", "GRANT SELECT ON p.* TO b@'%'"]
+    with mariadb_and_ours(tmp_path, mariadb_extra=["--log-bin=mb"]) as (mariadb, ours):
+        answers = []
+        for server in (mariadb, ours):
+            for sql in setup:
+                server.query(sql)
+            for user in ("b", "a", "b"):
+                conn = pymysql.connect(host="127.0.0.1", port=server.port, user=user, password="pw")
+                try:
+                    answers.append((user, [ok_answer(conn, sql) for sql in steps]))
+                finally:
+                    conn.close()
+        assert answers[3:] == answers[:3]
+        assert {answer[1] for answer in answers[0][1] if answer[0] == "error"} == {1044, 1370}
