@@ -16,7 +16,8 @@ The contract (threads, writer lock, group commit, durability of the meta) is the
 Modules: lexer (literal extraction = the shape cache key, tokens), translate (DML/SELECT shapes to
 SQLite), catalog (MySQL table definitions), ddl, admin (SHOW/DESCRIBE), infoschema, functions
 (MySQL functions registered on every connection), foreign_keys (InnoDB foreign keys as the writer's
-TEMP triggers), triggers (CREATE TRIGGER's, as SQLite triggers in the table's file), core (the engine: files, the writer thread, group commit, replicated batches,
+TEMP triggers), triggers (CREATE TRIGGER's, as SQLite triggers in the table's file), routines (stored procedures and
+functions: kept, shown, their bodies cut into steps for CALL), core (the engine: files, the writer thread, group commit, replicated batches,
 planning), session (a client connection's statements), results (the values in and out),
 concurrency (the writer lock, the thread lanes), connections (opening SQLite connections,
 readers, snapshots), errors (SQLite's and parsers' errors as MySQL's).

@@ -447,9 +447,18 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
                                  (found.name, found.sql_mode, found.show_create(), "utf8mb4", "utf8mb4_general_ci",
                                   engine.options_of(schema).collation, found.created_text()), session)
         if cur.peek() is not None and cur.peek().is_word("PROCEDURE", "FUNCTION", "TRIGGER", "EVENT", "PACKAGE"):
-            kind = cur.next().upper  # no stored program exists here (`ddl.DdlParser.drop_routine`)
-            _, name = cur.qualified()
-            raise missing_routine(kind, name)  # (MariaDB names it without its database)
+            kind = cur.next().upper
+            qualifier, name = cur.qualified()
+            schema = qualifier or session.database
+            found = engine.routine(schema, kind, name) if schema is not None else None
+            if found is None:  # (no event or package exists here: `ddl.DdlParser.drop_routine`)
+                raise missing_routine(kind, name)  # (MariaDB names it without its database)
+            title = kind.capitalize()
+            return _shown_create([(title, 64), ("sql_mode", 8192), (f"Create {title}", 1024),
+                                  ("character_set_client", 32), ("collation_connection", 64),
+                                  ("Database Collation", 64)],
+                                 (found.name, found.sql_mode, found.show_create(), "utf8mb4", "utf8mb4_general_ci",
+                                  engine.options_of(schema).collation), session)
         if cur.accept("DATABASE", "SCHEMA"):
             if_not_exists = cur.accept_words("IF", "NOT", "EXISTS")
             name = cur.ident()
@@ -514,18 +523,16 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         schema = _schema(cur, session)
         collation = engine.options_of(schema).collation
         rows = [t.show_row(collation) for t in triggers.ordered(engine.triggers.get(schema, {}).values())]
-        like = _filter(cur)
-        if like is not None:
-            rows = [row for row in rows if like.match(row[2])]
-        elif cur.accept("WHERE"):
-            rows = _where_equal(cur, [c.name for c in _DECLARED["triggers"]], rows)
-        return _listing("triggers", rows, session)
+        return _listing("triggers", _filtered(cur, "triggers", rows, 2), session)
     if cur.accept("PROCEDURE", "FUNCTION", "PACKAGE"):
+        kind = cur.tokens[cur.i - 1].upper
         cur.accept("BODY")
         if cur.accept("CODE"):  # as a MariaDB built without debugging answers it
             raise SQLError(ER_FEATURE_DISABLED, "SHOW PROCEDURE|FUNCTION CODE", "--with-debug")
         cur.expect("STATUS")
-        return _empty_listing(cur, "routines", session)
+        rows = sorted((r.status_row(engine.options_of(r.schema).collation) for schema, kept in engine.routines.items()
+                       for r in kept.values() if r.kind == kind), key=lambda row: (row[0], row[1].lower()))
+        return _listing("routines", _filtered(cur, "routines", rows, 1), session)
     if cur.accept("PRIVILEGES"):
         if not cur.at_end():
             raise cur.error()
@@ -631,6 +638,16 @@ _TABLE_STATUS = ("SELECT `Name`, `Engine`, `Version`, `Row_format`, `Rows`, `Avg
 
 def _collation(column) -> str | None:
     return None if column is None else infoschema.column_collation(column)[1]
+
+
+def _filtered(cur: TokenCursor, kind: str, rows: list[tuple], named_at: int) -> list[tuple]:
+    """A listing's rows that its LIKE 'pattern' (over the column at `named_at`) or WHERE keeps."""
+    like = _filter(cur)
+    if like is not None:
+        return [row for row in rows if like.match(row[named_at])]
+    if cur.accept("WHERE"):
+        return _where_equal(cur, [c.name for c in _DECLARED[kind]], rows)
+    return rows
 
 
 def _empty_listing(cur: TokenCursor, kind: str, session: Session) -> Result:

@@ -157,6 +157,7 @@ from engine.exact import plan_kind
 from engine.foreign_keys import FkTriggers, fk_error
 from engine.lexer import quote_ident, syntax_error, tokenize
 from engine.results import ReplicatedStatement, StatementContext, statement_time
+from engine.routines import ROUTINE_PREFIX, Routine, catalog_key
 from engine.session import PLAN_CACHE_SIZE, Session
 from engine.translate import Plan, Translator
 from engine.triggers import (
@@ -271,6 +272,7 @@ class Engine:
         self.catalog: dict[str, dict[str, Table]] = {}  # schema -> lower(table) -> Table
         self.views: dict[str, dict[str, View]] = {}  # schema -> lower(view) -> View (never in catalog)
         self.triggers: dict[str, dict[str, Trigger]] = {}  # schema -> lower(trigger) -> Trigger
+        self.routines: dict[str, dict[str, Routine]] = {}  # schema -> `Routine.key` -> Routine
         # schema -> its options (CREATE / ALTER DATABASE's); a schema without: the server's
         self.database_options: dict[str, DatabaseOptions] = {}
         self._catalog_version = 0
@@ -574,6 +576,10 @@ class Engine:
         """The events of the table's triggers (none: an empty set)."""
         return {t.event for t in self.triggers.get(target[0], {}).values() if t.table.lower() == target[1].lower()}
 
+    def routine(self, schema: str, kind: str, name: str) -> Routine | None:
+        """The stored procedure or function (`kind`) `schema`.`name`, None where there is none."""
+        return self.routines.get(schema, {}).get(catalog_key(kind, name))
+
     def trigger(self, schema: str, name: str) -> Trigger | None:
         found = self.triggers.get(schema)
         return None if found is None else found.get(name.lower())
@@ -599,7 +605,7 @@ class Engine:
     def _w_read_catalog(self, name: str) -> dict[str, Table]:
         """One schema file's catalog rows: its tables (returned), its views (into `views`) and
         its options (into `database_options`)."""
-        tables, views, found = {}, {}, {}
+        tables, views, found, kept = {}, {}, {}, {}
         options = DatabaseOptions()
         for key, text in self._wconn.execute(f"SELECT name, def FROM {quote_ident(name)}.{CATALOG_TABLE}"):
             if key == DATABASE_KEY:
@@ -610,11 +616,14 @@ class Engine:
             elif key.startswith(TRIGGER_PREFIX):
                 trigger = Trigger.from_json(text)
                 found[trigger.name.lower()] = trigger
+            elif key.startswith(ROUTINE_PREFIX):
+                kept[key] = Routine.from_json(text)
             else:
                 table = Table.from_json(text)
                 tables[table.name.lower()] = table
         self.views = {**self.views, name: views}
         self.triggers = {**self.triggers, name: found}
+        self.routines = {**self.routines, name: kept}
         self.database_options = {**self.database_options, name: options}
         return tables
 
@@ -1673,6 +1682,7 @@ class Engine:
             self.catalog = {k: v for k, v in self.catalog.items() if k != name}
             self.views = {k: v for k, v in self.views.items() if k != name}
             self.triggers = {k: v for k, v in self.triggers.items() if k != name}
+            self.routines = {k: v for k, v in self.routines.items() if k != name}
             self.database_options = {k: v for k, v in self.database_options.items() if k != name}
             self._touched.discard(name)
             self._touched.add("main")
@@ -1705,6 +1715,11 @@ class Engine:
                 conn.execute(f"INSERT OR REPLACE INTO {quote_ident(view.schema)}.{CATALOG_TABLE} (name, def) "
                              "VALUES (?, ?)", (VIEW_PREFIX + view.name.lower(), view.to_json()))
             schema_triggers = self._w_put_triggers(action)
+            for routine in action.drop_routines:
+                conn.execute(f"DELETE FROM {quote_ident(routine.schema)}.{CATALOG_TABLE} WHERE name = ?", (routine.key,))
+            for routine in action.put_routines:
+                conn.execute(f"INSERT OR REPLACE INTO {quote_ident(routine.schema)}.{CATALOG_TABLE} (name, def) "
+                             "VALUES (?, ?)", (routine.key, routine.to_json()))
             if action.database_options is not None:
                 self._w_put_options(action.schema, action.database_options)
         except (sqlite3.Error, SQLError) as exc:
@@ -1729,6 +1744,12 @@ class Engine:
         self.views = views
         if schema_triggers is not None:
             self.triggers = {**self.triggers, action.schema: schema_triggers}
+        if action.put_routines or action.drop_routines:
+            kept = dict(self.routines.get(action.schema, {}))
+            for routine in action.drop_routines:
+                kept.pop(routine.key, None)
+            kept.update((routine.key, routine) for routine in action.put_routines)
+            self.routines = {**self.routines, action.schema: kept}
         self._touched.add(action.schema)
         self._after_ddl(action.reset_auto, action.keep_auto)
 
@@ -1925,6 +1946,8 @@ class Engine:
         translator.write_mode = mode
         translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
         translator.triggers_in = lambda schema: ordered(self.triggers.get(schema, {}).values())
+        translator.routines_in = lambda schema: sorted(self.routines.get(schema, {}).values(),
+                                                       key=lambda r: (r.name.lower(), r.kind))
         translator.options_of = self.options_of
         plan = translator.plan()
         if plan.kind == "write" and plan.target is not None and self.triggers.get(plan.target[0]):

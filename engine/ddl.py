@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from engine import fixedbin, system_schemas, triggers, values
+from engine import fixedbin, routines, system_schemas, triggers, values
 from engine.catalog import (
     BLOB_TYPES,
     CHAR_TYPES,
@@ -49,12 +49,14 @@ from engine.catalog import (
 from engine.exprtypes import repeated_name, selected_names
 from engine.functions import VOLATILE
 from engine.lexer import Token, extract, literal_texts, mysql_ident, quote_ident, tokenize
+from engine.routines import Routine
 from engine.translate import STORE, Translator
 from engine.triggers import Trigger, check_rows
 from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
     ER_BAD_TABLE_ERROR,
+    ER_BINLOG_UNSAFE_ROUTINE,
     ER_CANT_CREATE_FILE,
     ER_CANT_CREATE_TABLE,
     ER_CANT_DROP_FIELD_OR_KEY,
@@ -76,6 +78,7 @@ from protocol.errors import (
     ER_NOT_SUPPORTED_YET,
     ER_REFERENCED_TRG_DOES_NOT_EXIST,
     ER_ROW_IS_REFERENCED_TABLE,
+    ER_SP_ALREADY_EXISTS,
     ER_SP_DOES_NOT_EXIST,
     ER_SUBQUERIES_NOT_SUPPORTED,
     ER_TABLE_EXISTS_ERROR,
@@ -177,6 +180,8 @@ class DdlAction:
     drop_views: list[tuple[str, str]] = field(default_factory=list)
     put_triggers: list[Trigger] = field(default_factory=list)
     drop_triggers: list[tuple[str, str]] = field(default_factory=list)
+    put_routines: list[Routine] = field(default_factory=list)
+    drop_routines: list[Routine] = field(default_factory=list)
     renamed: list[tuple[str, str, str]] = field(default_factory=list)  # RENAME TABLE's (schema, old, new)
     # DROP VIEW naming existing and missing views: the existing ones are dropped (and only they
     # binlogged, as `logged`), then the statement answers 4092, as MariaDB does
@@ -213,6 +218,7 @@ class DdlParser:
         self.trigger_of: Callable[[str, str], Trigger | None] = lambda schema, name: None
         self.triggers_in: Callable[[str], Iterable[Trigger]] = lambda schema: ()
         self.sql_mode = ""  # the session's, as a trigger keeps it
+        self.routine_of: Callable[[str, str, str], Routine | None] = lambda schema, kind, name: None
 
     def table_name(self, written: bool = True) -> tuple[str, str]:
         """The [schema.]name named next; `written`: a table or view the statement makes, changes
@@ -244,7 +250,9 @@ class DdlParser:
             routine = _routine_word(cur)
             if routine == "TRIGGER":
                 return self.create_trigger(replace)
-            if routine is not None:  # no stored programs here (none can exist: see `drop_routine`)
+            if routine in ("PROCEDURE", "FUNCTION"):
+                return self.create_routine(replace)
+            if routine is not None:  # no events or packages here (none can exist: see `drop_routine`)
                 raise SQLError(ER_NOT_SUPPORTED_YET, f"CREATE {routine}")
             options = self.view_options()
             if options is not None:
@@ -284,6 +292,8 @@ class DdlParser:
             if cur.peek() is not None and cur.peek().is_word(*_ROUTINES):
                 kind = cur.next().upper
                 schema, name = self.routine_name(kind)
+                if self.routine_of(schema, kind, name) is not None:
+                    raise SQLError(ER_NOT_SUPPORTED_YET, f"ALTER {kind}")
                 raise missing_routine(kind, name, schema)
             if cur.accept("DATABASE", "SCHEMA"):
                 return self.alter_database()
@@ -323,16 +333,119 @@ class DdlParser:
         return schema, name
 
     def drop_routine(self, kind: str) -> DdlAction:
-        """DROP PROCEDURE / FUNCTION / TRIGGER / EVENT [IF EXISTS] x: the server keeps no stored
-        programs (CREATE of one is 1235), so none exists: MariaDB's error, or with IF EXISTS its
-        note (still binlogged, as MariaDB does)."""
+        """DROP PROCEDURE / FUNCTION / EVENT [IF EXISTS] x: a procedure or function the schema
+        keeps is dropped; else MariaDB's error, or with IF EXISTS its note (still binlogged, as
+        MariaDB does). No event exists here (CREATE EVENT is 1235)."""
         if_exists = self.cur.accept_words("IF", "EXISTS")
         schema, name = self.routine_name(kind)
         self.done(DdlAction(schema))
+        found = self.routine_of(schema, kind, name)
+        if found is not None:
+            return DdlAction(schema, drop_routines=[found])
         if not if_exists:
             raise missing_routine(kind, name, schema)
         note = SQLError(ER_SP_DOES_NOT_EXIST, "Event", name) if kind == "EVENT" else missing_routine(kind, name, schema)
         return DdlAction(schema, noop=True, notes=[note])
+
+    def create_routine(self, replace: bool) -> DdlAction:
+        """CREATE [OR REPLACE] [DEFINER = user] {PROCEDURE | FUNCTION} [IF NOT EXISTS] [db.]name
+        (params) [RETURNS type] [characteristics] body: kept as written (`engine.routines`),
+        binlogged as MariaDB writes it (`Routine.show_create` with its DEFINER)."""
+        cur = self.cur
+        definer = self.current_user
+        if cur.accept("DEFINER"):
+            cur.expect_op("=")
+            definer = self.account() or definer
+        if cur.peek().is_word("AGGREGATE"):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE AGGREGATE FUNCTION")
+        kind = cur.next().upper
+        if_not_exists = cur.accept_words("IF", "NOT", "EXISTS")
+        if replace and if_not_exists:
+            raise SQLError(ER_WRONG_USAGE, "OR REPLACE", "IF NOT EXISTS")
+        schema, name = self.routine_name(kind)
+        cur.expect_op("(")
+        start, depth = cur.i, 1
+        while depth:
+            if cur.at_end():
+                raise cur.error()
+            tok = cur.next()
+            if tok.kind == "op" and tok.text in "()":
+                depth += 1 if tok.text == "(" else -1
+        params = self.written_from(start, cur.i - 1) if cur.i - 1 > start else ""
+        routine = Routine(schema, name, kind, params, "", definer=definer or "`root`@`localhost`",
+                          created=time.time(), sql_mode=self.sql_mode)
+        if kind == "FUNCTION":
+            cur.expect("RETURNS")
+            type_at = cur.i
+            cur.next()
+            if cur.accept_op("("):
+                while not cur.accept_op(")"):
+                    cur.next()
+            while not cur.at_end() and cur.peek().is_word("UNSIGNED", "SIGNED", "ZEROFILL", "BINARY", "CHARSET",
+                                                          "CHARACTER", "COLLATE", "SET"):
+                if cur.next().is_word("CHARSET", "COLLATE", "SET"):
+                    cur.next()
+            routine.returns = self.returned_type(type_at, cur.i)
+        while not cur.at_end():
+            if cur.accept("LANGUAGE"):
+                cur.expect("SQL")
+            elif cur.accept("NOT"):
+                cur.expect("DETERMINISTIC")
+                routine.deterministic = False
+            elif cur.accept("DETERMINISTIC"):
+                routine.deterministic = True
+            elif cur.accept("CONTAINS"):
+                cur.expect("SQL")
+                routine.access = ""
+            elif cur.accept("NO"):
+                cur.expect("SQL")
+                routine.access = "NO SQL"
+            elif cur.accept("READS", "MODIFIES"):
+                routine.access = f"{cur.tokens[cur.i - 1].upper} SQL DATA"
+                cur.expect("SQL")
+                cur.expect("DATA")
+            elif cur.peek().is_word("SQL") and cur.i + 1 < len(cur.tokens) and cur.tokens[cur.i + 1].is_word("SECURITY"):
+                cur.i += 2
+                routine.security = cur.next().upper
+            elif cur.accept("COMMENT"):
+                routine.comment = str(cur.literal())
+            else:
+                break
+        if cur.at_end():
+            raise cur.error()
+        routine.body = self.written_from(cur.i)
+        cur.i = len(cur.tokens)
+        routine.parsed = routines.parse_params(params, kind)
+        if (kind == "FUNCTION" and self.current_user is not None and not routine.deterministic
+              and routine.access not in ("NO SQL", "READS SQL DATA")):
+            # (the binlog is always on, log_bin_trust_function_creators OFF; a replica's applier makes it)
+            raise SQLError(ER_BINLOG_UNSAFE_ROUTINE)
+        if schema not in self.schemas:
+            raise SQLError(ER_BAD_DB_ERROR, schema)
+        logged = routine.show_create("CREATE OR REPLACE" if replace else "CREATE",
+                                     qualified=schema != self.database)
+        if if_not_exists:
+            logged = logged.replace(f" {kind} ", f" {kind} IF NOT EXISTS ", 1)
+        if self.routine_of(schema, kind, name) is not None and not replace:
+            if if_not_exists:
+                return DdlAction(schema, noop=True, notes=[SQLError(ER_SP_ALREADY_EXISTS, kind, name)], logged=logged)
+            raise SQLError(ER_SP_ALREADY_EXISTS, kind, name)
+        return DdlAction(schema, put_routines=[routine], logged=logged)
+
+    def returned_type(self, start: int, end: int) -> str:
+        """A function's RETURNS type as MariaDB shows it (its column type's text; a string's with
+        its database's character set and collation where it names none)."""
+        sub = TokenCursor(self.cur.tokens[start:end], self.cur.params, self.cur.text)
+        try:
+            column = parse_column(sub, "", [])
+        except SQLError:
+            return self.written_from(start, end)
+        text = column.type_text
+        if column.base in ("char", "varchar", "text", "tinytext", "mediumtext", "longtext", "enum", "set"):
+            options = self.database_options(self.database or "")
+            charset = column.charset or options.charset
+            text += f" CHARSET {charset} COLLATE {column.collation or (options.collation if charset == options.charset else charset + '_general_ci')}"
+        return text
 
     # --- databases -------------------------------------------------------------------------
 

@@ -592,10 +592,15 @@ def _compression_rows(name: str) -> list[tuple]:
 def _rows(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable[Table]],
           views: Callable[[str], Iterable] = lambda schema: (),
           options: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions(),
-          triggers: Callable[[str], Iterable] = lambda schema: ()) -> list[tuple]:
+          triggers: Callable[[str], Iterable] = lambda schema: (),
+          routines: Callable[[str], Iterable] = lambda schema: ()) -> list[tuple]:
     rows: list[tuple] = _own_rows(name) if name in ("tables", "columns") else []
     if name == "triggers":  # (`engine.triggers.Trigger`s, in the order MariaDB lists them)
         return [t.schema_row(options(schema).collation) for schema in sorted(schemas) for t in triggers(schema)]
+    if name == "routines":  # (`engine.routines.Routine`s)
+        return [r.schema_row(options(schema).collation) for schema in sorted(schemas) for r in routines(schema)]
+    if name == "parameters":
+        return [row for schema in sorted(schemas) for r in routines(schema) for row in r.parameter_rows()]
     if name == "schemata":  # information_schema itself, first, as MariaDB lists it
         rows.append(("def", NAME, "utf8mb3", "utf8mb3_general_ci", None, ""))
     for schema in sorted(schemas):
@@ -730,7 +735,8 @@ def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable
              live_rows: Callable[[str], list[tuple]] | None = None,
              views: Callable[[str], Iterable] = lambda schema: (),
              options: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions(),
-             triggers: Callable[[str], Iterable] = lambda schema: ()) -> str | None:
+             triggers: Callable[[str], Iterable] = lambda schema: (),
+             routines: Callable[[str], Iterable] = lambda schema: ()) -> str | None:
     """SQLite SQL for `information_schema.<name>` (None: no such view). `live_rows(name)`: the rows
     a LIVE view shows the asking session (none when the engine runs without a server shell)."""
     columns = COLUMNS.get(name.lower())
@@ -752,7 +758,7 @@ def subquery(name: str, schemas: Iterable[str], tables: Callable[[str], Iterable
     elif name == "innodb_metrics":
         rows = innodb_metrics.rows()
     else:
-        rows = _rows(name, schemas, tables, views, options, triggers)
+        rows = _rows(name, schemas, tables, views, options, triggers, routines)
     if name in _NOCASE:
         collations = [" COLLATE NOCASE"] * len(columns)
     else:

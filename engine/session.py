@@ -1243,6 +1243,7 @@ class Session:
             parser.all_tables = lambda: [t for tables in engine.catalog.values() for t in tables.values()]
             parser.view_of = engine.view
             parser.trigger_of = engine.trigger
+            parser.routine_of = engine.routine
             parser.triggers_in = lambda schema: engine.triggers.get(schema, {}).values()
             parser.sql_mode = _mode_text(self._sql_mode(context))
             parser.database_options = engine.options_of

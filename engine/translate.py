@@ -500,6 +500,7 @@ class Translator:
         self.view_of: Callable[[str, str], Any] = lambda schema, name: None  # -> catalog.View | None
         self.views_in: Callable[[str], list] = lambda schema: []  # a schema's views (information_schema)
         self.triggers_in: Callable[[str], list] = lambda schema: []  # its triggers, ordered (the same)
+        self.routines_in: Callable[[str], list] = lambda schema: []  # its stored procedures and functions
         self.options_of: Callable[[str], DatabaseOptions] = lambda schema: DatabaseOptions()  # (SCHEMATA)
         self.expanding: tuple[tuple[str, str], ...] = ()  # the views being expanded (a cycle is 1462)
         self.returning_at: int | None = None  # token index of a write's RETURNING
@@ -600,6 +601,7 @@ class Translator:
                          self.catalog_tables, self.listed_schemas, self.column_tables, self.live_rows)
         sub.view_of, sub.views_in, sub.options_of = self.view_of, self.views_in, self.options_of
         sub.triggers_in = self.triggers_in
+        sub.routines_in = self.routines_in
         sub.expanding = expanding
         sub.read_hybrids()
         sub.query_forms()
@@ -1996,7 +1998,7 @@ class Translator:
         if schema.lower() == infoschema.NAME:
             tables_of = self.tables_and_views if table.lower() == "columns" else self.tables_of
             view = infoschema.subquery(table, self.listed_schemas, tables_of, self.live_rows, self.views_in,
-                                       self.options_of, self.triggers_in)
+                                       self.options_of, self.triggers_in, self.routines_in)
             if view is None and table.lower() in infoschema.UNANSWERED:
                 raise SQLError(ER_NOT_SUPPORTED_YET, f"information_schema.{table.upper()}")
             if view is None:
@@ -2235,10 +2237,16 @@ class Translator:
 
     def emit_name_const(self, i: int) -> int:
         """NAME_CONST('name', value) at tokens[i]: the value, a literal (a signed number, a
-        string, NULL), which `select_names` names the column after; anything else is 1210."""
+        string, with COLLATE too, NULL), which `select_names` names the column after; anything else is 1210."""
         toks = self.tokens
         j, comma = self.close_of(i)
         value = toks[comma + 1:j] if comma is not None else []
+        end = j
+        if len(value) >= 3 and value[-2].is_word("COLLATE"):
+            # (a stored program's string variable, as MariaDB's binlog writes it: _cs'..' COLLATE 'x')
+            value, end = value[:-2], j - 2
+        if len(value) == 2 and value[0].kind == "word" and value[0].text.startswith("_") and value[1].kind == "param":
+            value = value[1:]
         if value and value[0].kind == "op" and value[0].text in "+-" and len(value) == 2:
             literal = value[1].kind == "param" and isinstance(self.params[value[1].param], int | float | Decimal)
         else:
@@ -2247,7 +2255,7 @@ class Translator:
                 or not literal:
             raise SQLError(ER_WRONG_ARGUMENTS, "NAME_CONST")
         self.out.append("(")
-        self.emit_range(comma + 1, j)
+        self.emit_range(comma + 1, end)
         self.out.append(")")
         return j + 1
 

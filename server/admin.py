@@ -71,7 +71,7 @@ from protocol.messages import (
     column,
     show_text,
 )
-from server import conditions, sql_prepared
+from server import conditions, routines, sql_prepared
 from server.columns import result_column
 from server.plugins import SHOW_PLUGINS_COLUMNS
 from server.privileges import set_global_needs
@@ -191,6 +191,7 @@ class Admin:
             "PREPARE": sql_prepared.prepare,
             "EXECUTE": sql_prepared.execute,
             "DEALLOCATE": sql_prepared.deallocate,
+            "CALL": routines.call,
             "HELP": self.help_statement,
             "SIGNAL": conditions.signal,
             "RESIGNAL": conditions.signal,

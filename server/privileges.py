@@ -48,6 +48,7 @@ from protocol.errors import (
     ER_BINLOG_CREATE_ROUTINE_NEED_SUPER,
     ER_COLUMNACCESS_DENIED_ERROR,
     ER_DBACCESS_DENIED_ERROR,
+    ER_PROCACCESS_DENIED_ERROR,
     ER_TABLEACCESS_DENIED_ERROR,
     SQLError,
 )
@@ -248,6 +249,21 @@ class Privileges:
             if not self.account.holds(SUPER, "") and self.session.read_sysvar("@@log_bin") in (1, "1", "ON"):
                 raise SQLError(ER_BINLOG_CREATE_ROUTINE_NEED_SUPER)
             return
+        routine = _routine_statement(words)
+        if routine is not None:
+            # CREATE ROUTINE / ALTER ROUTINE on the routine's database; with the binlog on, a
+            # function wants SUPER too (1419: log_bin_trust_function_creators OFF, its default)
+            cur.skip_to(routine)
+            cur.accept_seq("IF", "NOT", "EXISTS") or cur.accept_seq("IF", "EXISTS")
+            db, name = cur.table()
+            if db is not None and words[0] == "CREATE":
+                self._require_db(db, "CREATE ROUTINE")
+            elif db is not None:
+                self.require_routine(db, name, "ALTER ROUTINE")
+            if routine == "FUNCTION" and words[0] == "CREATE" and not self.account.holds(SUPER, "") \
+                    and self.session.read_sysvar("@@log_bin") in (1, "1", "ON"):
+                raise SQLError(ER_BINLOG_CREATE_ROUTINE_NEED_SUPER)
+            return
         if cur.accept("CREATE"):
             replace = cur.accept_seq("OR", "REPLACE")
             if self._view_name(cur, needs, ("CREATE VIEW", "DROP") if replace else ("CREATE VIEW",)):
@@ -318,6 +334,12 @@ class Privileges:
             cur.accept("TABLE")
             needs.append((*cur.table(), ("DROP",)))
         self._require(needs)
+
+    def require_routine(self, db: str, name: str, privilege: str) -> None:
+        """EXECUTE / ALTER ROUTINE of a stored routine (held on its database or globally): 1370."""
+        if not self.account.holds(privilege, db):
+            raise SQLError(ER_PROCACCESS_DENIED_ERROR, privilege.lower(), self.session.user, self.account.host,
+                           f"{db}.{name}")
 
     def _require_db(self, db: str, privilege: str) -> None:
         if not self.account.holds(privilege, db):
@@ -483,11 +505,28 @@ def _multi_table(tokens: list[Token], words: list[str], until: str) -> bool:
     return "JOIN" in words[:end] or any(t.kind == "op" and t.text == "," for t in tokens[:end])
 
 
+_OBJECT_KINDS = ("TRIGGER", "VIEW", "PROCEDURE", "FUNCTION", "EVENT", "TABLE", "INDEX", "DATABASE", "SCHEMA",
+                 "PACKAGE")
+
+
+def _object_kind(words: list[str]) -> str | None:
+    """The first word after CREATE / DROP / ALTER that names a kind of object."""
+    return next((w for w in words[1:] if w in _OBJECT_KINDS), None)
+
+
 def _trigger_statement(words: list[str]) -> bool:
     """CREATE [OR REPLACE] [DEFINER = u] TRIGGER ... or DROP TRIGGER ...: the first of these
     words after CREATE / DROP is TRIGGER."""
-    kinds = ("TRIGGER", "VIEW", "PROCEDURE", "FUNCTION", "EVENT", "TABLE", "INDEX", "DATABASE", "SCHEMA", "PACKAGE")
-    return next((w for w in words[1:] if w in kinds), None) == "TRIGGER"
+    return _object_kind(words) == "TRIGGER"
+
+
+def _routine_statement(words: list[str]) -> str | None:
+    """CREATE ... PROCEDURE / FUNCTION or DROP PROCEDURE / FUNCTION: that word (None for any
+    other statement)."""
+    if words[0] not in ("CREATE", "DROP"):
+        return None
+    found = _object_kind(words)
+    return found if found in ("PROCEDURE", "FUNCTION") else None
 
 
 class _Cursor:

@@ -133,6 +133,7 @@ from protocol.errors import (
     ER_OPTION_PREVENTS_STATEMENT,
     ER_QUERY_INTERRUPTED,
     ER_SERVER_SHUTDOWN,
+    ER_SP_DOES_NOT_EXIST,
     ER_SPECIFIC_ACCESS_DENIED_ERROR,
     ER_STATEMENT_TIMEOUT,
     ER_TABLEACCESS_DENIED_ERROR,
@@ -168,7 +169,15 @@ from protocol.messages import (
     text_row_payloads,
 )
 from protocol.packets import encode_packet
-from server import create_select, field_list, file_statements, load_data, processlist, transactions
+from server import (
+    create_select,
+    field_list,
+    file_statements,
+    load_data,
+    processlist,
+    routines,
+    transactions,
+)
 from server import sql as sqltext
 from server.core_variables import apply_completion, apply_isolation, sql_mode_bits
 from server.login import change_user, log_in
@@ -1486,6 +1495,11 @@ class ClientSession(asyncio.Protocol):
         """Answer the command with a statement's result (OK or text result set)."""
         self._send_result(result, 0)
 
+    def send_more_result(self, result: Any) -> None:
+        """Send a result set ahead of the command's answer (a procedure's SELECT in CALL),
+        with SERVER_MORE_RESULTS_EXISTS."""
+        self._send_result(result, _MORE)
+
     def send_error(self, exc: SQLError) -> None:
         """Answer the command with an ERR (counted, and kept for SHOW WARNINGS)."""
         self._send_error(exc)
@@ -1709,6 +1723,8 @@ class ClientSession(asyncio.Protocol):
             committed = getattr(exc, "committed", None)
             if committed is not None:
                 await self.commit(committed)
+            if exc.code == ER_SP_DOES_NOT_EXIST.code:
+                raise routines.function_call_refused(self, exc) from None
             raise
         finally:
             self._in_engine = False

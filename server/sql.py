@@ -95,18 +95,23 @@ def is_blank(sql: str) -> bool:
     return m is not None and m.end() == len(sql)
 
 
-_COMPOUND_TRIGGER = re.compile(r"\s*CREATE\b.*?\bTRIGGER\b.*?\bFOR\s+EACH\s+ROW\b", re.I | re.S)
-_BLOCK_WORD = re.compile(r"\b(BEGIN|END)\b", re.I)
+_COMPOUND_TRIGGER = re.compile(r"\s*CREATE\b.*?\b(?:TRIGGER\b.*?\bFOR\s+EACH\s+ROW|PROCEDURE|FUNCTION)\b",
+                               re.I | re.S)
+# a block's words: BEGIN and CASE open one, END and END CASE close it (END IF / WHILE / LOOP /
+# REPEAT / FOR close what opened no block)
+_BLOCK_WORD = re.compile(r"\b(BEGIN|CASE|END(?:\s+(?:IF|WHILE|LOOP|REPEAT|FOR|CASE)\b)?)\b", re.I)
 
 
 def _inside_compound(piece: str) -> bool:
-    """`piece` (a statement so far) is a CREATE TRIGGER whose BEGIN ... END is still open: its
-    `;` end the body's statements, not it (an approximation: BEGIN / END counted as words)."""
+    """`piece` (a statement so far) is a CREATE TRIGGER / PROCEDURE / FUNCTION whose BEGIN ...
+    END is still open: its `;` end the body's statements, not it (an approximation: the block
+    words counted as words)."""
     if _COMPOUND_TRIGGER.match(piece) is None:
         return False
     depth = 0
     for m in _BLOCK_WORD.finditer(piece):
-        depth += 1 if m.group(1).upper() == "BEGIN" else -1
+        word = m.group(1).upper()
+        depth += 1 if word in ("BEGIN", "CASE") else -1 if word == "END" or word.endswith("CASE") else 0
     return depth > 0
 
 

@@ -1,0 +1,416 @@
+"""Stored procedures and functions (a subset of MariaDB 10.11's), kept in the schema's catalog.
+
+The catalog keeps each `Routine` as MariaDB shows it (its parameter list, RETURNS type,
+characteristics and body as written, definer, sql_mode) under `ROUTINE_PREFIX + kind + name` in
+the schema's `__engine_catalog`, as views and triggers are kept; `Engine.routines` holds them per
+schema. CREATE is binlogged as MariaDB writes it (`Routine.show_create` with DEFINER).
+
+What runs: CALL of a procedure whose body is one statement or BEGIN ... END holding DECLAREd
+local variables, SET of locals (and user variables), SELECT ... INTO locals, IF ... THEN ...
+[ELSEIF ...] [ELSE ...] END IF, and plain statements. Each statement is run by the caller (`server/routines.py`) as a
+statement of its own, with the parameters and locals it names written in as MariaDB's binlog
+writes them, NAME_CONST('name', value), so the binlog holds what MariaDB's holds and a replica
+runs it alike; CALL itself is never binlogged. Loops, cursors, handlers, SIGNAL and nested blocks
+are made and kept (a dump loads) and CALL of them is MariaDB's 1235. A stored function can be
+made, listed, shown and dropped; calling one is 1235 (`server.routines.function_call_refused`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+
+from engine.catalog import TokenCursor, parse_column
+from engine.lexer import extract, literal_texts, mysql_ident, tokenize
+from protocol.errors import ER_NOT_SUPPORTED_YET, ER_SP_WRONG_NO_OF_ARGS, SQLError
+
+ROUTINE_PREFIX = "\x00routine:"  # catalog keys of routines: never a table name
+
+
+@dataclass
+class Param:
+    mode: str  # IN | OUT | INOUT (a function's: IN)
+    name: str
+    type: str  # as written
+
+
+@dataclass
+class Routine:
+    schema: str
+    name: str
+    kind: str  # PROCEDURE | FUNCTION
+    params: str  # the parameter list as written, without its parentheses
+    body: str
+    returns: str = ""  # a function's RETURNS type as written
+    access: str = ""  # NO SQL | READS SQL DATA | MODIFIES SQL DATA | "" (CONTAINS SQL)
+    deterministic: bool = False
+    security: str = "DEFINER"
+    comment: str = ""
+    definer: str = "`root`@`localhost`"
+    created: float = 0.0
+    sql_mode: str = ""
+    parsed: list[Param] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        del data["parsed"]
+        return json.dumps({"routine": data})
+
+    @staticmethod
+    def from_json(text: str) -> Routine:
+        routine = Routine(**json.loads(text)["routine"])
+        routine.parsed = parse_params(routine.params, routine.kind)
+        return routine
+
+    @property
+    def key(self) -> str:
+        return catalog_key(self.kind, self.name)
+
+    def show_create(self, head: str = "CREATE", qualified: bool = False) -> str:
+        """MariaDB's text of the routine (sp.cc's show_create_sp): SHOW CREATE's "Create
+        Procedure" / "Create Function", and with `head` "CREATE OR REPLACE" the binlog's."""
+        name = f"{mysql_ident(self.schema)}.{mysql_ident(self.name)}" if qualified else mysql_ident(self.name)
+        text = f"{head} DEFINER={self.definer} {self.kind} {name}({self.params})"
+        if self.kind == "FUNCTION":
+            text += f" RETURNS {self.returns}"
+        text += "\n"
+        if self.access:
+            text += f"    {self.access}\n"
+        if self.deterministic:
+            text += "    DETERMINISTIC\n"
+        if self.security == "INVOKER":
+            text += "    SQL SECURITY INVOKER\n"
+        if self.comment:
+            text += "    COMMENT " + "'" + self.comment.replace("\\", "\\\\").replace("'", "\\'") + "'\n"
+        return text + self.body
+
+    def modified_text(self) -> str:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.created))
+
+    def schema_row(self, collation: str) -> tuple:
+        """information_schema.ROUTINES' row (`collation`: its database's)."""
+        data_type, dtd = type_info(self.returns) if self.kind == "FUNCTION" else ("", None)
+        length, octets, precision, scale, dt_precision, charset, coll = _type_sizes(self.returns) \
+            if self.kind == "FUNCTION" else (None,) * 7
+        created = self.modified_text()
+        return (self.name, "def", self.schema, self.name, self.kind, data_type, length, octets, precision, scale,
+                dt_precision, charset, coll, dtd, "SQL", self.body, None, None, "SQL",
+                "YES" if self.deterministic else "NO", self.access or "CONTAINS SQL", None, self.security,
+                created, created, self.sql_mode, self.comment, self.definer.replace("`", ""), "utf8mb4",
+                "utf8mb4_general_ci", collation)
+
+    def parameter_rows(self) -> list[tuple]:
+        """information_schema.PARAMETERS' rows: a function's RETURNS first (position 0)."""
+        rows = []
+        if self.kind == "FUNCTION":
+            data_type, dtd = type_info(self.returns)
+            rows.append(("def", self.schema, self.name, 0, None, None, data_type, *_type_sizes(self.returns), dtd,
+                         self.kind))
+        for n, param in enumerate(self.parsed, 1):
+            data_type, dtd = type_info(param.type)
+            rows.append(("def", self.schema, self.name, n, param.mode, param.name, data_type,
+                         *_type_sizes(param.type), dtd, self.kind))
+        return rows
+
+    def status_row(self, collation: str) -> tuple:
+        """SHOW PROCEDURE / FUNCTION STATUS's row (`collation`: its database's)."""
+        return (self.schema, self.name, self.kind, self.definer.replace("`", ""), self.modified_text(),
+                self.modified_text(), self.security, self.comment, "utf8mb4", "utf8mb4_general_ci", collation)
+
+
+def _column(type_text: str):
+    shape, params = extract(type_text)
+    try:
+        return parse_column(TokenCursor(tokenize(shape), params, type_text), "", [])
+    except SQLError:
+        return None
+
+
+def type_info(type_text: str) -> tuple[str, str]:
+    """A declared type's DATA_TYPE and DTD_IDENTIFIER, as information_schema lists them."""
+    column = _column(type_text)
+    if column is None:
+        return type_text.split("(")[0].strip().lower(), type_text.lower()
+    return ("int" if column.base == "integer" else column.base), column.type_text
+
+
+_TEXT = {"char", "varchar", "text", "tinytext", "mediumtext", "longtext", "enum", "set"}
+_NUMBER_PRECISION = {"tinyint": 3, "smallint": 5, "mediumint": 7, "int": 10, "integer": 10, "bigint": 19}
+
+
+def _type_sizes(type_text: str) -> tuple:
+    """CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE,
+    DATETIME_PRECISION, CHARACTER_SET_NAME, COLLATION_NAME of a declared type (a string's in
+    utf8mb4, the server's)."""
+    column = _column(type_text)
+    if column is None:
+        return (None,) * 7
+    base = column.base
+    if base in ("char", "varchar"):
+        length = int(column.args[0]) if column.args else 1
+        return (length, length * 4, None, None, None, "utf8mb4", "utf8mb4_general_ci")
+    if base in _NUMBER_PRECISION:
+        return (None, None, _NUMBER_PRECISION[base] + (1 if column.unsigned and base == "bigint" else 0), 0, None,
+                None, None)
+    if base == "decimal":
+        args = column.args or ["10"]
+        return (None, None, int(args[0]), int(args[1]) if len(args) > 1 else 0, None, None, None)
+    if base in ("datetime", "timestamp", "time"):
+        return (None, None, None, None, int(column.args[0]) if column.args else 0, None, None)
+    return (None,) * 7
+
+
+def catalog_key(kind: str, name: str) -> str:
+    return f"{ROUTINE_PREFIX}{kind}:{name.lower()}"
+
+
+def _cut_top(tokens, text: str, stop: str = ",") -> list[tuple[int, int]]:
+    """The spans (token index ranges) of `tokens` cut at top-level `stop` ops."""
+    spans, depth, start = [], 0, 0
+    for k, tok in enumerate(tokens):
+        if tok.kind == "op" and tok.text == "(":
+            depth += 1
+        elif tok.kind == "op" and tok.text == ")":
+            depth -= 1
+        elif depth == 0 and tok.kind == "op" and tok.text == stop:
+            spans.append((start, k))
+            start = k + 1
+    spans.append((start, len(tokens)))
+    return spans
+
+
+def parse_params(text: str, kind: str) -> list[Param]:
+    """A parameter list as written: [IN | OUT | INOUT] name type, ..."""
+    parsed = _Body(text)
+    tokens = parsed.tokens
+    if not tokens:
+        return []
+    params = []
+    for start, end in _cut_top(tokens, parsed.shape):
+        mode = "IN"
+        if kind == "PROCEDURE" and end - start > 2 and tokens[start].is_word("IN", "OUT", "INOUT"):
+            mode = tokens[start].upper
+            start += 1
+        if end - start < 2:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "this parameter list")
+        params.append(Param(mode, tokens[start].text.strip("`"), parsed.span(start + 1, end)))
+    return params
+
+
+def check_arguments(routine: Routine, count: int) -> None:
+    if count != len(routine.parsed):
+        raise SQLError(ER_SP_WRONG_NO_OF_ARGS, routine.kind, f"{routine.schema}.{routine.name}",
+                       len(routine.parsed), count)
+
+
+# --- bodies ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Step:
+    """One step of a body: `kind` "sql" (a statement's text), "select_into" (a SELECT's text and
+    the variables its one row goes into), "declare" (names, type, default expression text or
+    None), "set" (assignments: (name, expression text)), "if" (branches: (condition text or None
+    for ELSE, steps))."""
+
+    kind: str
+    text: str = ""
+    names: list[str] = field(default_factory=list)
+    type: str = ""
+    default: str | None = None
+    assignments: list[tuple[str, str]] = field(default_factory=list)
+    branches: list[tuple[str | None, list[Step]]] = field(default_factory=list)
+
+
+_REFUSED_WORDS = ("WHILE", "LOOP", "REPEAT", "CASE", "CURSOR", "HANDLER", "OPEN", "FETCH", "CLOSE", "LEAVE",
+                  "ITERATE", "SIGNAL", "RESIGNAL", "RETURN", "CONDITION", "GET", "FOR")
+
+
+class _Body:
+    """A body's text cut into `Step`s (its literals kept as written)."""
+
+    def __init__(self, body: str):
+        self.text = body
+        self.shape, literals = extract(body)
+        self.tokens = tokenize(self.shape)
+        texts = literal_texts(body)
+        self.texts = texts if len(texts) == len(literals) else None
+        self.i = 0
+
+    def span(self, start: int, end: int, replaced: dict[int, str] | None = None) -> str:
+        """The body's text of tokens [start, end) with its literals written back (and the
+        tokens of `replaced` by its texts)."""
+        if start >= end:
+            return ""
+        tokens = self.tokens
+        out, at = [], tokens[start].start
+        for k in range(start, end):
+            tok = tokens[k]
+            if replaced and k in replaced:
+                out.append(self.shape[at:tok.start])
+                out.append(replaced[k])
+                at = tok.end
+            elif tok.kind == "param":
+                out.append(self.shape[at:tok.start])
+                if self.texts is None:
+                    raise SQLError(ER_NOT_SUPPORTED_YET, "this literal in a stored procedure")
+                out.append(self.texts[tok.param])
+                at = tok.end
+        out.append(self.shape[at:tokens[end - 1].end])
+        return "".join(out)
+
+    def statement_end(self, start: int) -> int:
+        """The index of the `;` (or the end) ending the statement at `start`."""
+        depth = 0
+        for k in range(start, len(self.tokens)):
+            tok = self.tokens[k]
+            if tok.kind == "op" and tok.text in "()":
+                depth += 1 if tok.text == "(" else -1
+            elif depth == 0 and tok.kind == "op" and tok.text == ";":
+                return k
+        return len(self.tokens)
+
+    def steps(self, stops: tuple[str, ...]) -> list[Step]:
+        """Steps up to (not past) a token that is one of the words `stops`."""
+        out: list[Step] = []
+        tokens = self.tokens
+        while self.i < len(tokens):
+            tok = tokens[self.i]
+            if tok.kind == "op" and tok.text == ";":
+                self.i += 1
+                continue
+            if tok.is_word(*stops):
+                return out
+            out.append(self.step())
+        return out
+
+    def step(self) -> Step:
+        tokens = self.tokens
+        tok = tokens[self.i]
+        if tok.is_word("BEGIN") or tok.is_word(*_REFUSED_WORDS) or (
+                self.i + 1 < len(tokens) and tokens[self.i + 1].kind == "op" and tokens[self.i + 1].text == ":"):
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"{tok.upper} in a stored procedure")
+        if tok.is_word("IF"):
+            return self.if_step()
+        end = self.statement_end(self.i)
+        start, self.i = self.i, end
+        if tok.is_word("DECLARE"):
+            part = tokens[start + 1:end]
+            names, k = [], 0
+            while k < len(part):
+                names.append(part[k].text.strip("`"))
+                if k + 1 < len(part) and part[k + 1].text == ",":
+                    k += 2
+                    continue
+                break
+            rest = start + 1 + k + 1
+            if not names or rest >= end or part[0].is_word("CONTINUE", "EXIT", "UNDO") or any(
+                    t.is_word("CURSOR", "CONDITION", "HANDLER") for t in part):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "this DECLARE in a stored procedure")
+            default_at = next((j for j in range(rest, end) if tokens[j].is_word("DEFAULT")), None)
+            return Step("declare", names=names, type=self.span(rest, default_at or end),
+                        default=self.span(default_at + 1, end) if default_at is not None else None)
+        if tok.is_word("SET") and not (start + 1 < end and tokens[start + 1].is_word(
+                "GLOBAL", "SESSION", "LOCAL", "NAMES", "CHARACTER", "TRANSACTION", "PASSWORD", "ROLE",
+                "STATEMENT", "DEFAULT")):
+            assignments = []
+            for a, b in _cut_top(tokens[start + 1:end], self.shape):
+                a, b = a + start + 1, b + start + 1
+                eq = next((j for j in range(a, b) if tokens[j].kind == "op" and tokens[j].text in ("=", ":=")), None)
+                if eq is None or tokens[a].kind == "var" or eq != a + 1:
+                    return Step("sql", text=self.span(start, end))  # (user or system variables: as written)
+                assignments.append((tokens[a].text.strip("`"), self.span(eq + 1, b)))
+            return Step("set", assignments=assignments)
+        if tok.is_word("SELECT"):
+            into = self.select_into(start, end)
+            if into is not None:
+                return into
+        return Step("sql", text=self.span(start, end))
+
+    def select_into(self, start: int, end: int) -> Step | None:
+        """SELECT ... INTO name [, name ...] ... of variables (not @user variables, OUTFILE or
+        DUMPFILE): the SELECT without its INTO, and the names (`Step.names`)."""
+        tokens, depth = self.tokens, 0
+        for k in range(start, end):
+            tok = tokens[k]
+            if tok.kind == "op" and tok.text in "()":
+                depth += 1 if tok.text == "(" else -1
+            elif depth == 0 and tok.is_word("INTO"):
+                names, j = [], k + 1
+                while j < end and tokens[j].kind in ("word", "ident") and not tokens[j].is_word("OUTFILE", "DUMPFILE"):
+                    names.append(tokens[j].text.strip("`"))
+                    if j + 1 < end and tokens[j + 1].text == ",":
+                        j += 2
+                        continue
+                    j += 1
+                    break
+                if not names:
+                    return None
+                text = (self.span(start, k) + " " + self.span(j, end)).strip()
+                return Step("select_into", text=text, names=names)
+        return None
+
+    def if_step(self) -> Step:
+        tokens = self.tokens
+        branches: list[tuple[str | None, list[Step]]] = []
+        self.i += 1  # IF
+        while True:
+            then = next((j for j in range(self.i, len(tokens)) if tokens[j].is_word("THEN")), None)
+            if then is None:
+                raise SQLError(ER_NOT_SUPPORTED_YET, "this IF in a stored procedure")
+            condition = self.span(self.i, then)
+            self.i = then + 1
+            branches.append((condition, self.steps(("ELSEIF", "ELSE", "END"))))
+            if self.i >= len(tokens):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "this IF in a stored procedure")
+            word = tokens[self.i].upper
+            self.i += 1
+            if word == "ELSEIF":
+                continue
+            if word == "ELSE":
+                branches.append((None, self.steps(("END",))))
+                self.i += 1
+            break
+        if self.i >= len(tokens) or not tokens[self.i].is_word("IF"):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "this IF in a stored procedure")
+        self.i += 1
+        return Step("if", branches=branches)
+
+
+def body_steps(body: str) -> list[Step]:
+    """A procedure body as steps: one statement, or BEGIN ... END of statements (1235 for what
+    is not run here)."""
+    parsed = _Body(body)
+    tokens = parsed.tokens
+    if not tokens or not tokens[0].is_word("BEGIN"):
+        return [parsed.step()] if tokens else []
+    if not tokens[-1].is_word("END"):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "this stored procedure body")
+    parsed.tokens = tokens[:-1]
+    parsed.i = 1
+    steps = parsed.steps(())
+    declared_done = False
+    for step in steps:  # (DECLARE only first, as MariaDB's grammar wants)
+        if step.kind != "declare":
+            declared_done = True
+        elif declared_done:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "DECLARE after a statement")
+    return steps
+
+
+def bind(text: str, values: dict[str, str]) -> str:
+    """`text` with each plain identifier (not qualified, not a function's or a column
+    definition's name) that is a key of `values` (lower-case) replaced by its value's text."""
+    parsed = _Body(text)
+    tokens = parsed.tokens
+    replaced = {}
+    for k, tok in enumerate(tokens):
+        if tok.kind not in ("word", "ident") or tok.text.strip("`").lower() not in values:
+            continue
+        if k > 0 and tokens[k - 1].text in (".", "@") or k + 1 < len(tokens) and tokens[k + 1].text in (".", "("):
+            continue
+        replaced[k] = values[tok.text.strip("`").lower()]
+    if not replaced:
+        return text
+    return parsed.span(0, len(tokens), replaced)

@@ -1,0 +1,237 @@
+"""CALL of a stored procedure (`engine.routines`), as MariaDB 10.11 runs one.
+
+Contract
+- CALL [db.]name[(args)]: 1305 for a procedure the schema does not keep, 1318 for a wrong count
+  of arguments, 1414 for an OUT / INOUT argument that is not a user variable. IN arguments and
+  INOUT variables are evaluated once by the engine (one SELECT), DECLAREd locals from their
+  DEFAULT (else NULL), and every value is carried as the literal MariaDB's statement binlog writes
+  for it (`sql_prepared.using_literal`), NAME_CONST('name', literal).
+- Each body statement is run through `ClientSession.execute` with the parameters and locals it
+  names written in as NAME_CONST(...) (`routines.bind`): privileges, read-only, the engine, the
+  binlog (which thus holds each statement as MariaDB's does: CALL itself is never binlogged) and
+  semi-sync apply to it as to a client's statement; under autocommit each commits on its own.
+- CALL through COM_STMT_EXECUTE is 1235 (PREPARE / EXECUTE in SQL run it as COM_QUERY does).
+- SELECT ... INTO local variables takes its one row (1172 for more, the note 1329 for none).
+- A statement that answers a result set (SELECT) sends it at once with SERVER_MORE_RESULTS_EXISTS;
+  CALL's own answer is the final OK, as MariaDB's. OUT / INOUT values are set into their user
+  variables at the end. SET of a local and IF conditions are evaluated by the engine.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from engine import routines
+from engine.ddl import missing_routine
+from protocol.binary import ParamType
+from protocol.errors import (
+    ER_NO_DB_ERROR,
+    ER_NOT_SUPPORTED_YET,
+    ER_SP_DOES_NOT_EXIST,
+    ER_SP_FETCH_NO_DATA,
+    ER_SP_NOT_VAR_ARG,
+    ER_SP_UNDECLARED_VAR,
+    ER_TOO_MANY_ROWS,
+    ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
+    SQLError,
+)
+from protocol.messages import OK, FieldType
+from server.prepared import literal as _literal
+from server.sql_prepared import using_literal
+
+if TYPE_CHECKING:
+    from server.session import ClientSession
+
+
+def parse_call(sql: str) -> tuple[str | None, str, list[str]]:
+    """CALL [db.]name[(args)]: (db or None, name, the arguments' texts)."""
+    body = routines._Body(sql.rstrip().rstrip(";"))
+    tokens = body.tokens
+    k = 1
+    schema, name = None, tokens[k].text.strip("`") if len(tokens) > k else ""
+    if len(tokens) > k + 2 and tokens[k + 1].text == ".":
+        schema, name, k = name, tokens[k + 2].text.strip("`"), k + 2
+    k += 1
+    args: list[str] = []
+    if k < len(tokens):
+        if tokens[k].text != "(" or tokens[-1].text != ")":
+            raise SQLError(ER_NO_DB_ERROR) if not name else _syntax(sql)
+        if k + 1 < len(tokens) - 1:
+            for a, b in routines._cut_top(tokens[k + 1:-1], body.shape):
+                args.append(body.span(a + k + 1, b + k + 1))
+    return schema, name, args
+
+
+def _syntax(sql: str) -> SQLError:
+    from protocol.errors import ER_PARSE_ERROR
+    return SQLError(ER_PARSE_ERROR, sql[:80], 1)
+
+
+_STRING_TYPES = ("CHAR", "VARCHAR", "TEXT", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM", "SET", "NCHAR",
+                 "NVARCHAR", "CHARACTER", "NATIONAL", "JSON")
+_DECIMAL_TYPES = ("DECIMAL", "DEC", "NUMERIC", "FIXED")
+_INTEGER_TYPES = ("INT", "INTEGER", "TINYINT", "SMALLINT", "MEDIUMINT", "BIGINT", "BOOL", "BOOLEAN")
+
+
+class _Frame:
+    """A running procedure's variables: name (lower) -> (value, literal), each variable's
+    declared type's first word in `types`."""
+
+    def __init__(self, session: ClientSession, options: Any):
+        self.session = session
+        self.options = options  # the routine's database's (a string variable's character set)
+        self.values: dict[str, tuple[Any, str]] = {}
+        self.types: dict[str, str] = {}  # name -> its declared type
+        self.affected = 0  # its statements' affected rows, summed: CALL's OK carries them, as MariaDB's
+
+    def declare(self, name: str, declared: str, value: tuple[Any, str]) -> None:
+        self.types[name] = declared.strip()
+        self.assign(name, value)
+
+    def assign(self, name: str, value: tuple[Any, str]) -> None:
+        """The variable's value as its declared type holds it, and its literal as MariaDB's
+        binlog writes it (sp_head's subst_spvars: a string with its character set and collation)."""
+        declared, (raw, literal) = self.types.get(name, ""), value
+        kind = declared.split("(")[0].split()[0].upper() if declared else ""
+        if raw is not None and kind in _DECIMAL_TYPES:
+            args = declared.partition("(")[2].partition(")")[0].split(",")
+            scale = int(args[1]) if len(args) > 1 and args[1].strip().isdigit() else 0
+            try:
+                raw = Decimal(str(raw)).quantize(Decimal(1).scaleb(-scale))
+                literal = str(raw)
+            except ArithmeticError:
+                pass
+        elif raw is not None and kind in _INTEGER_TYPES and not isinstance(raw, int):
+            try:
+                raw = int(Decimal(str(raw)).to_integral_value())
+                literal = str(raw)
+            except ArithmeticError:
+                pass
+        elif raw is not None and kind in _STRING_TYPES:
+            raw = raw if isinstance(raw, str) else bytes(raw).decode() if isinstance(raw, (bytes, bytearray)) else str(raw)
+            options = self.options
+            literal = f"_{options.charset}{literal_text(raw)} COLLATE '{options.collation}'"
+        self.values[name] = (raw, literal)
+
+    def bound(self, text: str) -> str:
+        written = {name: f" NAME_CONST('{name}',{literal})" for name, (_, literal) in self.values.items()}
+        return routines.bind(text, written)
+
+    async def evaluate(self, texts: list[str]) -> list[tuple[Any, str]]:
+        """Expressions' values and literals, in one SELECT of the engine."""
+        if not texts:
+            return []
+        result = await self.session.evaluate_select("SELECT " + ", ".join(self.bound(t) for t in texts))
+        return [(value, _literal_of(value, kind)) for value, kind in zip(result.rows[0], result.column_types,
+                                                                          strict=True)]
+
+    async def select_into(self, step: routines.Step) -> None:
+        """SELECT ... INTO variables: its one row's values (MariaDB's 1222 for another count of
+        columns, 1172 for more than one row, the warning 1329 and the variables kept for none)."""
+        result = await self.session.execute(self.bound(step.text))
+        if len(result.columns) != len(step.names):
+            raise SQLError(ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT)
+        if len(result.rows) > 1:
+            raise SQLError(ER_TOO_MANY_ROWS)
+        self.affected += len(result.rows)  # (MariaDB's row count of a SELECT ... INTO)
+        if not result.rows:
+            self.session.diagnostics = [*self.session.diagnostics, SQLError(ER_SP_FETCH_NO_DATA)]
+            return
+        for name, value, kind in zip(step.names, result.rows[0], result.column_types, strict=True):
+            if name.lower() not in self.values:
+                raise SQLError(ER_SP_UNDECLARED_VAR, name)
+            self.assign(name.lower(), (value, _literal_of(value, kind)))
+
+    async def run(self, steps: list[routines.Step]) -> None:
+        session = self.session
+        for step in steps:
+            if step.kind == "declare":
+                value = (await self.evaluate([step.default]))[0] if step.default is not None else (None, "NULL")
+                for name in step.names:
+                    self.declare(name.lower(), step.type, value)
+            elif step.kind == "set":
+                found = await self.evaluate([text for _, text in step.assignments])
+                for (name, _), value in zip(step.assignments, found, strict=True):
+                    if name.lower() not in self.values:
+                        await session.execute(f"SET {name} = {value[1]}")  # (a session variable)
+                    else:
+                        self.assign(name.lower(), value)
+            elif step.kind == "if":
+                for condition, branch in step.branches:
+                    if condition is None or _true((await self.evaluate([condition]))[0][0]):
+                        await self.run(branch)
+                        break
+            elif step.kind == "select_into":
+                await self.select_into(step)
+            else:
+                result = await session.execute(self.bound(step.text))
+                if getattr(result, "columns", None):
+                    session.send_more_result(result)
+                else:
+                    self.affected += getattr(result, "affected_rows", 0) or 0
+
+
+def literal_text(text: str) -> str:
+    """A string as a quoted SQL literal."""
+    return _literal(text, ParamType(FieldType.VAR_STRING))
+
+
+def _literal_of(value: Any, kind: Any) -> str:
+    """A result value (of a column typed `kind`) as the literal a statement binlog writes."""
+    if value is None:
+        return "NULL"
+    return using_literal(value, getattr(kind, "type", FieldType.VAR_STRING), getattr(kind, "charset", 0))
+
+
+def _true(value: Any) -> bool:
+    if value is None:
+        return False
+    try:
+        return float(value) != 0
+    except (TypeError, ValueError):
+        return False
+
+
+async def call(session: ClientSession, sql: str, keyword: str) -> Any:
+    if session.command == "Execute":  # (COM_STMT_EXECUTE: its result sets would be binary rows)
+        raise SQLError(ER_NOT_SUPPORTED_YET, "CALL as a prepared statement of the binary protocol")
+    schema, name, args = parse_call(sql)
+    schema = schema or session.database
+    if schema is None:
+        raise SQLError(ER_NO_DB_ERROR)
+    if session.privileges is not None:  # (an account without ALL: EXECUTE wanted)
+        session.privileges.require_routine(schema, name, "EXECUTE")
+    routine = session.server.engine.routine(schema, "PROCEDURE", name)
+    if routine is None:
+        raise missing_routine("PROCEDURE", name, schema)
+    routines.check_arguments(routine, len(args))
+    steps = routines.body_steps(routine.body)
+    frame = _Frame(session, session.server.engine.options_of(schema))
+    targets: list[tuple[str, str]] = []  # (parameter, user variable) of OUT / INOUT
+    evaluated: list[tuple[str, str]] = []  # (parameter, expression) of IN / INOUT
+    for n, (param, arg) in enumerate(zip(routine.parsed, args, strict=True), 1):
+        if param.mode != "IN":
+            if not arg.startswith("@") or arg.startswith("@@"):
+                raise SQLError(ER_SP_NOT_VAR_ARG, n, f"{schema}.{routine.name}")
+            targets.append((param.name.lower(), arg[1:].strip("`'\"")))
+        frame.declare(param.name.lower(), param.type, (None, "NULL"))
+        if param.mode != "OUT":
+            evaluated.append((param.name.lower(), arg))
+    for (pname, _), value in zip(evaluated, await frame.evaluate([arg for _, arg in evaluated]), strict=True):
+        frame.assign(pname, value)
+    await frame.run(steps)
+    for pname, variable in targets:
+        session.user_vars[variable] = frame.values[pname][0]
+    return OK(frame.affected)
+
+
+def function_call_refused(session: ClientSession, error: SQLError) -> SQLError:
+    """The engine's 1305 for a function it lacks: MariaDB's 1235 where the database keeps a stored
+    function of that name (calling one is not run here), else the error itself."""
+    if error.code != ER_SP_DOES_NOT_EXIST.code or not error.message.startswith("FUNCTION "):
+        return error
+    schema, _, name = error.message[len("FUNCTION "):].rpartition(" does not exist")[0].rpartition(".")
+    if session.server.engine.routine(schema or session.database or "", "FUNCTION", name) is None:
+        return error
+    return SQLError(ER_NOT_SUPPORTED_YET, "calling a stored function")

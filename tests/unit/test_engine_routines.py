@@ -1,0 +1,95 @@
+"""engine/routines.py: stored procedures and functions kept in the catalog, their bodies cut into
+steps, variables written in as NAME_CONST; the splitter keeping a body whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Engine, routines
+from protocol.errors import SQLError
+from server.sql import split_statements
+from tests.unit import test_engine_views
+from tests.unit.test_engine import run
+from tests.unit.test_engine_triggers import error
+
+engine = test_engine_views.engine  # (its fixture: an engine in a fresh datadir)
+rows = test_engine_views.rows
+
+PROC = ("CREATE DEFINER=app@'%' PROCEDURE p(IN x INT, OUT y VARCHAR(10)) COMMENT 'it''s' "
+        "BEGIN DECLARE z INT DEFAULT 2; SET z = z + x; IF z > 3 THEN INSERT INTO t VALUES (x, z, 'a;b'); "
+        "ELSE SET y = 'small'; END IF; END")
+
+
+@pytest.fixture
+async def db(engine):
+    session = engine.session(1)
+    await run(engine, session, "CREATE DATABASE test")
+    session.database = "test"
+    await run(engine, session, "CREATE TABLE t (id INT PRIMARY KEY, a INT, s VARCHAR(10))")
+    return session
+
+
+async def test_kept_shown_dropped_and_kept_across_a_restart(tmp_path):
+    engine = await Engine.open(tmp_path / "data")
+    db = engine.session(1)
+    await run(engine, db, "CREATE DATABASE test")
+    db.database = "test"
+    await run(engine, db, PROC)
+    await run(engine, db, "CREATE FUNCTION f(a INT) RETURNS DECIMAL(6,2) DETERMINISTIC RETURN a / 3")
+    assert await error(engine, db, PROC) == 1304
+    shown = (await rows(engine, db, "SHOW CREATE PROCEDURE p"))[0]
+    assert shown[2] == ("CREATE DEFINER=`app`@`%` PROCEDURE `p`(IN x INT, OUT y VARCHAR(10))\n"
+                        "    COMMENT 'it\\'s'\n" + PROC[PROC.index("BEGIN"):])
+    assert (await rows(engine, db, "SHOW CREATE FUNCTION f"))[0][2].startswith(
+        "CREATE DEFINER=`root`@`localhost` FUNCTION `f`(a INT) RETURNS decimal(6,2)\n    DETERMINISTIC\n")
+    assert await rows(engine, db, "SELECT ROUTINE_NAME, ROUTINE_TYPE, DATA_TYPE, DTD_IDENTIFIER FROM "
+                                  "information_schema.ROUTINES ORDER BY ROUTINE_NAME") == [
+        ("f", "FUNCTION", "decimal", "decimal(6,2)"), ("p", "PROCEDURE", "", None)]
+    assert await rows(engine, db, "SELECT SPECIFIC_NAME, ORDINAL_POSITION, PARAMETER_MODE, PARAMETER_NAME, "
+                                  "DTD_IDENTIFIER FROM information_schema.PARAMETERS") == [
+        ("f", 0, None, None, "decimal(6,2)"), ("f", 1, "IN", "a", "int(11)"),
+        ("p", 1, "IN", "x", "int(11)"), ("p", 2, "OUT", "y", "varchar(10)")]
+    await run(engine, db, "DROP FUNCTION f")
+    assert await error(engine, db, "DROP FUNCTION f") == 1305
+    await engine.close()
+    again = await Engine.open(tmp_path / "data")
+    try:
+        session = again.session(2)
+        session.database = "test"
+        assert (await rows(again, session, "SHOW CREATE PROCEDURE p"))[0][2] == shown[2]
+        assert await rows(again, session, "SHOW PROCEDURE STATUS") != []
+        assert await rows(again, session, "SHOW FUNCTION STATUS") == []
+    finally:
+        await again.close()
+
+
+def test_body_steps_and_bound_variables():
+    steps = routines.body_steps(PROC[PROC.index("BEGIN"):])
+    assert [s.kind for s in steps] == ["declare", "set", "if"]
+    assert (steps[0].names, steps[0].type, steps[0].default) == (["z"], "INT", "2")
+    assert steps[1].assignments == [("z", "z + x")]
+    (condition, then), (otherwise, other) = steps[2].branches
+    assert (condition, then[0].text, otherwise, other[0].assignments) == (
+        "z > 3", "INSERT INTO t VALUES (x, z, 'a;b')", None, [("y", "'small'")])
+    # a name as a plain identifier is bound; a column of a table, a function and a user variable are not
+    assert routines.bind("UPDATE t SET a = x WHERE t.x = x AND @x = 1 AND x(1)", {"x": "NAME_CONST('x',5)"}) == \
+        "UPDATE t SET a = NAME_CONST('x',5) WHERE t.x = NAME_CONST('x',5) AND @x = 1 AND x(1)"
+    into = routines.body_steps("BEGIN SELECT a, s INTO v, w FROM t WHERE id = (SELECT 1); SELECT 1 INTO @u; END")
+    assert [(s.kind, s.text, s.names) for s in into] == [
+        ("select_into", "SELECT a, s FROM t WHERE id = (SELECT 1)", ["v", "w"]), ("sql", "SELECT 1 INTO @u", [])]
+    with pytest.raises(SQLError) as e:
+        routines.body_steps("BEGIN WHILE 1 DO SELECT 1; END WHILE; END")
+    assert e.value.code == 1235
+
+
+async def test_name_const_of_a_string_as_mariadbs_binlog_writes_it(engine, db):
+    await run(engine, db, "INSERT INTO t VALUES ( NAME_CONST('x',1), 2, "
+                          "NAME_CONST('y',_utf8mb4'it\\'s' COLLATE 'utf8mb4_general_ci'))")
+    assert await rows(engine, db, "SELECT * FROM t") == [(1, 2, "it's")]
+
+
+def test_a_routine_body_is_one_statement():
+    proc = ("CREATE DEFINER=`root`@`localhost` PROCEDURE p() BEGIN IF 1 THEN SELECT CASE WHEN 1 THEN 2 END; "
+            "END IF; CASE 1 WHEN 1 THEN SELECT 1; END CASE; WHILE 0 DO SELECT 1; END WHILE; END")
+    func = "CREATE FUNCTION f() RETURNS INT RETURN 1"
+    assert split_statements(f"{proc}; {func}; SELECT 2") == [proc, func, "SELECT 2"]
