@@ -309,7 +309,7 @@ class DdlParser:
         elif cur.accept("TRUNCATE"):
             cur.accept("TABLE")
             schema, name = self.table_name()
-            self.existing(schema, name)
+            table = self.existing(schema, name)
             if self.foreign_key_checks:
                 for child in self.all_tables():
                     for fk in child.foreign_keys:
@@ -317,8 +317,13 @@ class DdlParser:
                                 child.schema, child.name.lower()) != (schema, name.lower()):
                             raise SQLError(ER_TRUNCATE_ILLEGAL_FK, f"`{child.schema}`.`{child.name}`, CONSTRAINT "
                                                                    f"`{fk.name}` {fk.describe(None)}")
-            return self.done(DdlAction(schema, [f"DELETE FROM {quote_ident(schema)}.{quote_ident(name)}"],
-                                       reset_auto=[(schema, name)]))
+            action = DdlAction(schema, [f"DELETE FROM {quote_ident(schema)}.{quote_ident(name)}"],
+                               reset_auto=[(schema, name)])
+            if table.auto_increment_start is not None:  # (InnoDB's TRUNCATE counts from 1, its AUTO_INCREMENT= gone)
+                restarted = copy.deepcopy(table)
+                restarted.auto_increment_start = None
+                action.put.append(restarted)
+            return self.done(action)
         raise cur.error()
 
     # --- stored programs: none exist ----------------------------------------------------------
