@@ -22,7 +22,7 @@ from tests.support.mariadb import mariadb_available
 from tests.support.mariadb_compare import (
     answer_differences,
     assert_same_rows,
-    ok_answer,
+    ok_answers,
     reference_ours_and_replicas,
 )
 
@@ -77,16 +77,7 @@ STATEMENTS = [
 
 def test_alter_if_exists_clauses_as_mariadb_and_replicated(tmp_path):
     with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, ours, replicas):
-        answers = []
-        for server in (reference, ours):
-            for sql in SETUP:
-                server.query(sql)
-            conn = server.connect("d")
-            try:
-                answers.append([(sql, ok_answer(conn, sql)) for sql in STATEMENTS])
-            finally:
-                conn.close()
-        theirs, mine = answers
+        theirs, mine = (ok_answers(server, SETUP, STATEMENTS) for server in (reference, ours))
         assert mine == theirs, answer_differences(theirs, mine)
         logged = [row[5] for row in ours.query("SHOW BINLOG EVENTS") if row[2] == "Query"]
         assert "use `d`; ALTER TABLE t DROP COLUMN IF EXISTS zz, DROP COLUMN IF EXISTS b" in logged
