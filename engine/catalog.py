@@ -1066,28 +1066,43 @@ def parse_default(cur: TokenCursor, col: Column) -> None:
 
 
 def parse_table_element(cur: TokenCursor, columns: list[Column], indexes: list[Index],
-                        foreign_keys: list[ForeignKey] | None = None, checks: list[Check] | None = None) -> None:
+                        foreign_keys: list[ForeignKey] | None = None, checks: list[Check] | None = None,
+                        *, may_exist: bool = False) -> bool:
     """One element of CREATE TABLE (...): a column, a key, a foreign key definition (its
     ref_schema left "" when unqualified: the caller resolves it) or a CHECK (its name "" when
-    the statement gives none: `number_checks` names it)."""
+    the statement gives none: `number_checks` names it). `may_exist` (ALTER TABLE ... ADD):
+    MariaDB's IF NOT EXISTS is taken where its grammar has it (after KEY / INDEX / UNIQUE /
+    PRIMARY KEY / FOREIGN KEY, after a CHECK's CONSTRAINT): True when it was given."""
     symbol = None
+    if_not_exists = False
     if cur.accept("CONSTRAINT"):
+        if may_exist and cur.accept_words("IF", "NOT", "EXISTS"):
+            if_not_exists = True
+            symbol = cur.ident()
+            if not cur.accept("CHECK"):
+                raise cur.error()  # (MariaDB's grammar: only a CHECK's CONSTRAINT takes it)
+            check = parse_check(cur, symbol)
+            if checks is not None:
+                checks.append(check)
+            return True
         if not (cur.peek() and cur.peek().is_word("PRIMARY", "UNIQUE", "FOREIGN", "CHECK")):
             symbol = cur.ident()
         if not (cur.peek() and cur.peek().is_word("PRIMARY", "UNIQUE", "FOREIGN", "CHECK")):
             raise cur.error()  # (MariaDB's grammar: a CONSTRAINT names only these)
     if cur.accept("PRIMARY"):
         cur.expect("KEY")
+        if_not_exists = may_exist and cur.accept_words("IF", "NOT", "EXISTS")
         if cur.peek() is not None and cur.peek().kind in ("word", "ident") and not cur.peek().is_word("USING"):
             cur.ident()
         cur.accept("USING") and cur.ident()
         indexes.insert(0, Index("PRIMARY", cur.name_list(), unique=True, primary=True))
         _skip_index_options(cur)
-        return
+        return if_not_exists
     if cur.peek() is not None and cur.peek().is_word("UNIQUE", "KEY", "INDEX", "FULLTEXT", "SPATIAL"):
         unique = cur.accept("UNIQUE")
         cur.accept("FULLTEXT", "SPATIAL")
         cur.accept("KEY", "INDEX")
+        if_not_exists = may_exist and cur.accept_words("IF", "NOT", "EXISTS")
         name = None
         if cur.peek() is not None and cur.peek().text != "(" and not cur.peek().is_word("USING"):
             name = cur.ident()
@@ -1096,19 +1111,22 @@ def parse_table_element(cur: TokenCursor, columns: list[Column], indexes: list[I
         # a UNIQUE constraint's index named by its CONSTRAINT symbol when it names none itself
         indexes.append(Index(name or (symbol if unique else None) or cols[0], cols, unique=unique))
         _skip_index_options(cur)
-        return
+        return if_not_exists
     if cur.accept("FOREIGN"):
+        cur.expect("KEY")
+        if_not_exists = may_exist and cur.accept_words("IF", "NOT", "EXISTS")
         fk = parse_foreign_key(cur, symbol)
         if foreign_keys is not None:
             foreign_keys.append(fk)
-        return
+        return if_not_exists
     if cur.accept("CHECK"):
         check = parse_check(cur, symbol or "")
         if checks is not None:
             checks.append(check)
-        return
+        return False
     name = cur.ident()
     columns.append(parse_column(cur, name, indexes, foreign_keys, checks))
+    return False
 
 
 def number_checks(checks: list[Check]) -> None:
@@ -1126,10 +1144,9 @@ def number_checks(checks: list[Check]) -> None:
 
 
 def parse_foreign_key(cur: TokenCursor, symbol: str | None) -> ForeignKey:
-    """After FOREIGN: KEY [index_name] (cols) REFERENCES [db.]t (cols) [ON DELETE|UPDATE action]...
-    The name is the CONSTRAINT symbol, else the index name, else "" (the caller numbers it), as
-    MariaDB names it."""
-    cur.expect("KEY")
+    """After FOREIGN KEY [IF NOT EXISTS]: [index_name] (cols) REFERENCES [db.]t (cols) [ON
+    DELETE|UPDATE action]... The name is the CONSTRAINT symbol, else the index name, else ""
+    (the caller numbers it), as MariaDB names it."""
     index_name = None
     if cur.peek() is not None and cur.peek().text != "(":
         index_name = cur.ident()

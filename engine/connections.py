@@ -66,7 +66,10 @@ PAGE_SIZE = 4096  # SQLite's default page size, which the engine's files keep (i
 sqlite3.register_adapter(Decimal, float)
 
 
-def open_connection(path: Path, state: functions.ConnectionState, synchronous: str = "FULL") -> sqlite3.Connection:
+def open_connection(path: Path, state: functions.ConnectionState, synchronous: str = "FULL",
+                    counter: infoschema.Counter = infoschema.no_counter) -> sqlite3.Connection:
+    """A connection to the engine's files with its functions; `counter` the engine's
+    AUTO_INCREMENT counters (`infoschema.register`)."""
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, cached_statements=512)
     conn.execute("PRAGMA busy_timeout=10000")
     conn.execute("PRAGMA journal_mode=WAL")
@@ -74,7 +77,7 @@ def open_connection(path: Path, state: functions.ConnectionState, synchronous: s
     conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_BYTES // 1024}")
     conn.execute("PRAGMA case_sensitive_like=OFF")
     functions.register(conn, state)
-    infoschema.register(conn)
+    infoschema.register(conn, counter)
     decimal_math.register(conn, functions.divided_by_zero(state))
     checksum.register(conn)
     triggers.register_idle(conn)
@@ -89,9 +92,9 @@ class Reader:
     """A reader connection, used by one reader thread at a time: taken from the engine's pool for
     one query, or pinned by a session for its transaction's snapshot."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, counter: infoschema.Counter = infoschema.no_counter):
         self.state = functions.ConnectionState()
-        self.conn = open_connection(path, self.state)
+        self.conn = open_connection(path, self.state, counter=counter)
         self.attached: dict[str, Path] = {}
         self.loop_cursor: sqlite3.Cursor | None = None  # its queries run on the event loop (`_run_on_loop`)
 
@@ -131,11 +134,14 @@ class ReaderPool:
     """The engine's reader connections: taken by a reader thread for one query (`query`), or
     pinned by a session's snapshot for its transaction (`end_snapshot` gives it back). Methods
     run on a reader thread, but `close()`. `schemas` is the engine's map of every database to
-    its file, read afresh at each use (the engine replaces it, never mutates it)."""
+    its file, read afresh at each use (the engine replaces it, never mutates it); `counter` its
+    AUTO_INCREMENT counters, which information_schema.TABLES shows."""
 
-    def __init__(self, main_file: Path, schemas: Callable[[], dict[str, Path]]) -> None:
+    def __init__(self, main_file: Path, schemas: Callable[[], dict[str, Path]],
+                 counter: infoschema.Counter = infoschema.no_counter) -> None:
         self._main_file = main_file
         self._schemas = schemas
+        self._counter = counter
         self._free_readers: list[Reader] = []
         self._free_lock = threading.Lock()
         self._loop_reader: Reader | None = None
@@ -163,7 +169,7 @@ class ReaderPool:
         with self._free_lock:
             reader = self._free_readers.pop() if self._free_readers else None
         if reader is None:
-            reader = Reader(self._main_file)
+            reader = Reader(self._main_file, self._counter)
         self.sync_attached(reader)
         return reader
 
@@ -275,7 +281,7 @@ class ReaderPool:
             return self._run_on_loop(reader, sql, args, rand, database, True, names)
         reader = self._loop_reader
         if reader is None:
-            reader = self._loop_reader = Reader(self._main_file)
+            reader = self._loop_reader = Reader(self._main_file, self._counter)
             self._loop_schemas = None  # (it holds none yet)
             reader.conn.execute("PRAGMA busy_timeout=0")
             reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)

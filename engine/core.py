@@ -261,7 +261,7 @@ class Engine:
         self.lock_wait_timeout = 50.0
         self._writer = ThreadLane(1, "engine-writer")
         self._readers = ThreadLane(readers, "engine-reader")
-        self._pool = ReaderPool(self.datadir / MAIN_FILE, lambda: self.schemas)
+        self._pool = ReaderPool(self.datadir / MAIN_FILE, lambda: self.schemas, self.auto_counter)
         self._wconn_: sqlite3.Connection | None = None
         self._wstate = functions.ConnectionState()
         # the functions' state of the replicated transactions' sessions (`_replicated_functions`)
@@ -355,7 +355,7 @@ class Engine:
         return self._readers.call(fn, *args)
 
     def _w_open(self) -> None:
-        self._wconn_ = open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous)
+        self._wconn_ = open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous, self.auto_counter)
         # checkpoints are the writer thread's, every CHECKPOINT_GROUPS groups (`_w_checkpoint`),
         # never in a commit the loop runs
         self._wconn_.execute("PRAGMA wal_autocheckpoint=0")
@@ -1233,6 +1233,12 @@ class Engine:
             self._auto_stale.discard(key)
             self._auto[key] = nxt
         return nxt
+
+    def auto_counter(self, schema: str, name: str) -> int | None:
+        """The writer's AUTO_INCREMENT counter of `schema`.`name` (None before a statement used
+        it); at least MAX + 1 of the committed rows read with it. Called on any thread (a read of
+        the writer's dict, which its thread replaces entries of)."""
+        return self._auto.get((schema, name.lower()))
 
     def next_auto_increment(self, table: Table) -> int | None:
         """The id the next row of `table` would get (SHOW CREATE TABLE's AUTO_INCREMENT=n): the

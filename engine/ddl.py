@@ -189,6 +189,8 @@ class DdlAction:
     logged: str | None = None
     # what IF [NOT] EXISTS turned from an error into a note (SHOW WARNINGS' level "Note")
     notes: list[SQLError] = field(default_factory=list)
+    # the OK carries "Records: 0  Duplicates: 0  Warnings: n" (ALTER TABLE, CREATE / DROP INDEX)
+    records: bool = False
 
 
 def account_text(user: str, host: str) -> str:
@@ -219,6 +221,7 @@ class DdlParser:
         self.triggers_in: Callable[[str], Iterable[Trigger]] = lambda schema: ()
         self.sql_mode = ""  # the session's, as a trigger keeps it
         self.routine_of: Callable[[str, str, str], Routine | None] = lambda schema, kind, name: None
+        self.notes: list[SQLError] = []  # what ALTER TABLE's IF [NOT] EXISTS clauses skipped
 
     def table_name(self, written: bool = True) -> tuple[str, str]:
         """The [schema.]name named next; `written`: a table or view the statement makes, changes
@@ -281,13 +284,20 @@ class DdlParser:
             if cur.accept("TABLE", "TABLES"):
                 return self.drop_table()
             if cur.accept("INDEX"):
+                if_exists = cur.accept_words("IF", "EXISTS")
                 name = cur.ident()
                 cur.expect("ON")
                 schema, table_name = self.table_name()
-                table = copy.deepcopy(self.existing(schema, table_name))
+                old = self.existing(schema, table_name)
+                if if_exists and not any(i.name.lower() == name.lower() for i in old.indexes):
+                    return self.done(DdlAction(schema, noop=True, records=True,
+                                               notes=[SQLError(ER_CANT_DROP_FIELD_OR_KEY, "INDEX", name)]))
+                table = copy.deepcopy(old)
                 self.drop_index(table, name)
-                self.check_foreign_key_indexes(table, self.existing(schema, table_name))
-                return self.done(self.rebuild(table, self.existing(schema, table_name), {}))
+                self.check_foreign_key_indexes(table, old)
+                action = self.rebuild(table, old, {})
+                action.records = True
+                return self.done(action)
         elif cur.accept("ALTER"):
             if cur.peek() is not None and cur.peek().is_word(*_ROUTINES):
                 kind = cur.next().upper
@@ -309,7 +319,7 @@ class DdlParser:
         elif cur.accept("TRUNCATE"):
             cur.accept("TABLE")
             schema, name = self.table_name()
-            self.existing(schema, name)
+            table = self.existing(schema, name)
             if self.foreign_key_checks:
                 for child in self.all_tables():
                     for fk in child.foreign_keys:
@@ -317,8 +327,13 @@ class DdlParser:
                                 child.schema, child.name.lower()) != (schema, name.lower()):
                             raise SQLError(ER_TRUNCATE_ILLEGAL_FK, f"`{child.schema}`.`{child.name}`, CONSTRAINT "
                                                                    f"`{fk.name}` {fk.describe(None)}")
-            return self.done(DdlAction(schema, [f"DELETE FROM {quote_ident(schema)}.{quote_ident(name)}"],
-                                       reset_auto=[(schema, name)]))
+            action = DdlAction(schema, [f"DELETE FROM {quote_ident(schema)}.{quote_ident(name)}"],
+                               reset_auto=[(schema, name)])
+            if table.auto_increment_start is not None:  # (InnoDB's TRUNCATE counts from 1, its AUTO_INCREMENT= gone)
+                restarted = copy.deepcopy(table)
+                restarted.auto_increment_start = None
+                action.put.append(restarted)
+            return self.done(action)
         raise cur.error()
 
     # --- stored programs: none exist ----------------------------------------------------------
@@ -992,6 +1007,7 @@ class DdlParser:
 
     def create_index(self, unique: bool) -> DdlAction:
         cur = self.cur
+        if_not_exists = cur.accept_words("IF", "NOT", "EXISTS")
         name = cur.ident()
         cur.accept("USING") and cur.ident()
         cur.expect("ON")
@@ -1000,10 +1016,12 @@ class DdlParser:
         cols = cur.name_list()
         while not cur.at_end():  # USING BTREE, ALGORITHM=..., LOCK=...
             cur.next()
+        if if_not_exists and any(i.name.lower() == name.lower() for i in old.indexes):
+            return DdlAction(schema, noop=True, records=True, notes=[SQLError(ER_DUP_KEYNAME, name)])
         table = copy.deepcopy(old)
         index = Index(name, cols, unique=unique)
         dropped = self.add_index(table, index)
-        return DdlAction(schema, [*(f"DROP INDEX {quote_ident(schema)}.{quote_ident(sqlite_index_name(table.name, i.name))}"
+        return DdlAction(schema, records=True, sql=[*(f"DROP INDEX {quote_ident(schema)}.{quote_ident(sqlite_index_name(table.name, i.name))}"
                                     for i in dropped), table.sqlite_index(index)], put=[table])
 
     @staticmethod
@@ -1056,8 +1074,10 @@ class DdlParser:
         old = self.existing(schema, name)
         table = copy.deepcopy(old)
         renamed: dict[str, str] = {}  # new column name -> old column name
+        clauses = 0
         while True:
             self.alter_spec(table, renamed)
+            clauses += 1
             if not cur.accept_op(","):
                 break
         self.done(DdlAction(schema))
@@ -1076,6 +1096,9 @@ class DdlParser:
             action.renamed.append((schema, old.name, table.name))
         if self.foreign_key_checks:
             action.check_foreign_keys = [(table, fk) for fk in self.added_keys]
+        action.notes = self.notes
+        # (the OK's "Records: ..." info, as MariaDB's, but for a bare RENAME TO)
+        action.records = not (clauses == 1 and table.name != old.name)
         return action
 
     def alter_spec(self, table: Table, renamed: dict[str, str]) -> None:
@@ -1087,7 +1110,12 @@ class DdlParser:
                 columns: list = []
                 indexes: list[Index] = []
                 foreign_keys: list[ForeignKey] = []
-                parse_table_element(cur, columns, indexes, foreign_keys, table.checks)
+                checks: list[Check] = []
+                if_not_exists = parse_table_element(cur, columns, indexes, foreign_keys, checks, may_exist=True)
+                if if_not_exists and (note := self.existing_key(table, indexes, foreign_keys, checks)) is not None:
+                    self.notes.append(note)
+                    return
+                table.checks.extend(checks)
                 table.foreign_keys.extend(foreign_keys)
                 self.check_foreign_keys(table, foreign_keys)
                 self.added_keys.extend(foreign_keys)
@@ -1100,13 +1128,14 @@ class DdlParser:
                         self.add_index(table, index)
                 return
             cur.accept("COLUMN")
+            if_not_exists = cur.accept_words("IF", "NOT", "EXISTS")
             if cur.accept_op("("):
                 while True:
-                    self.add_column(table)
+                    self.add_column(table, if_not_exists)
                     if cur.accept_op(")"):
                         return
                     cur.expect_op(",")
-            self.add_column(table)
+            self.add_column(table, if_not_exists)
             return
         if cur.accept("DROP"):
             if cur.accept("PRIMARY"):
@@ -1114,17 +1143,27 @@ class DdlParser:
                 self.drop_index(table, "PRIMARY")
                 return
             if cur.accept("INDEX", "KEY"):
-                self.drop_index(table, cur.ident())
+                if_exists = cur.accept_words("IF", "EXISTS")
+                name = cur.ident()
+                if if_exists and not any(i.name.lower() == name.lower() for i in table.indexes):
+                    self.notes.append(SQLError(ER_CANT_DROP_FIELD_OR_KEY, "INDEX", name))
+                    return
+                self.drop_index(table, name)
                 return
             if cur.accept("FOREIGN"):
                 cur.expect("KEY")
+                if_exists = cur.accept_words("IF", "EXISTS")
                 name = cur.ident()
                 fk = next((f for f in table.foreign_keys if f.name.lower() == name.lower()), None)
                 if fk is None:
-                    raise SQLError(ER_CANT_DROP_FIELD_OR_KEY, "FOREIGN KEY", name)
+                    self.missing(if_exists, SQLError(ER_CANT_DROP_FIELD_OR_KEY, "FOREIGN KEY", name))
+                    return
                 table.foreign_keys.remove(fk)  # its index stays, as InnoDB leaves it
                 return
+            if cur.peek().is_word("CHECK") and cur.peek(1).is_word("IF"):
+                raise cur.error()  # (MariaDB's grammar: DROP CONSTRAINT IF EXISTS, not DROP CHECK's)
             if cur.accept("CONSTRAINT", "CHECK"):
+                if_exists = cur.accept_words("IF", "EXISTS")
                 name = cur.ident()
                 check = next((c for c in table.checks if c.column is None and c.name.lower() == name.lower()), None)
                 if check is not None:
@@ -1132,15 +1171,18 @@ class DdlParser:
                     return
                 fk = next((f for f in table.foreign_keys if f.name.lower() == name.lower()), None)
                 if fk is None:
-                    raise SQLError(ER_CANT_DROP_FIELD_OR_KEY, "CONSTRAINT", name)
+                    self.missing(if_exists, SQLError(ER_CANT_DROP_FIELD_OR_KEY, "CONSTRAINT", name))
+                    return
                 table.foreign_keys.remove(fk)
                 return
             cur.accept("COLUMN")
+            if_exists = cur.accept_words("IF", "EXISTS")
             name = cur.ident()
             cur.accept("RESTRICT", "CASCADE")  # (MariaDB's grammar takes either and ignores it)
             col = table.column(name)
             if col is None:
-                raise SQLError(ER_CANT_DROP_FIELD_OR_KEY, "COLUMN", name)
+                self.missing(if_exists, SQLError(ER_CANT_DROP_FIELD_OR_KEY, "COLUMN", name))
+                return
             table.columns.remove(col)
             table.checks = [c for c in table.checks if c.column is None or c.column.lower() != col.name.lower()]
             for index in list(table.indexes):
@@ -1149,23 +1191,26 @@ class DdlParser:
                     table.indexes.remove(index)
             renamed.pop(col.name, None)
             return
-        if cur.accept("MODIFY"):
+        if cur.accept("MODIFY", "CHANGE"):
+            change = cur.tokens[cur.i - 1].is_word("CHANGE")
             cur.accept("COLUMN")
-            name = cur.ident()
-            self.replace_column(table, name, name, renamed)
-            return
-        if cur.accept("CHANGE"):
-            cur.accept("COLUMN")
+            if_exists = cur.accept_words("IF", "EXISTS")
             old_name = cur.ident()
-            new_name = cur.ident()
+            new_name = cur.ident() if change else old_name
+            if if_exists and table.column(old_name) is None:
+                self.notes.append(SQLError(ER_BAD_FIELD_ERROR, old_name, table.name))
+                self.skip_column(new_name)
+                return
             self.replace_column(table, old_name, new_name, renamed)
             return
         if cur.accept("ALTER"):  # ALTER [COLUMN] c SET DEFAULT v | DROP DEFAULT
             cur.accept("COLUMN")
+            if_exists = cur.accept_words("IF", "EXISTS")
             name = cur.ident()
             col = table.column(name)
             if col is None:
-                raise SQLError(ER_BAD_FIELD_ERROR, name, table.name)
+                self.missing(if_exists, SQLError(ER_BAD_FIELD_ERROR, name, table.name))
+                col = Column(name, "int")  # (its clause read, and nothing changed)
             if cur.accept("DROP"):
                 cur.expect("DEFAULT")
                 col.default, col.has_default, col.default_now = None, False, False
@@ -1180,23 +1225,27 @@ class DdlParser:
             if cur.accept("INDEX", "KEY"):
                 if cur.peek() is not None and cur.peek().is_word("PRIMARY"):
                     raise cur.error()  # the primary key keeps its name (MariaDB's grammar)
+                if_exists = cur.accept_words("IF", "EXISTS")
                 old_name = cur.ident()
                 cur.expect("TO")
                 new_name = cur.ident()
                 index = next((i for i in table.indexes if not i.primary and i.name.lower() == old_name.lower()), None)
                 if index is None:
-                    raise SQLError(ER_KEY_DOES_NOT_EXISTS, old_name, table.name)
+                    self.missing(if_exists, SQLError(ER_KEY_DOES_NOT_EXISTS, old_name, table.name))
+                    return
                 if any(i is not index and i.name.lower() == new_name.lower() for i in table.indexes):
                     raise SQLError(ER_DUP_KEYNAME, new_name)
                 index.name = new_name
                 return
             if cur.accept("COLUMN"):
+                if_exists = cur.accept_words("IF", "EXISTS")
                 old_name = cur.ident()
                 cur.expect("TO")
                 new_name = cur.ident()
                 col = table.column(old_name)
                 if col is None:
-                    raise SQLError(ER_BAD_FIELD_ERROR, old_name, table.name)
+                    self.missing(if_exists, SQLError(ER_BAD_FIELD_ERROR, old_name, table.name))
+                    return
                 renamed[new_name] = renamed.pop(col.name, col.name)
                 for index in table.indexes:
                     index.columns = [new_name if c.lower() == old_name.lower() else c for c in index.columns]
@@ -1227,11 +1276,38 @@ class DdlParser:
                     col.charset = col.collation = None
                     table.define_charset(col)
 
-    def add_column(self, table: Table) -> None:
+    def missing(self, if_exists: bool, error: SQLError) -> None:
+        """What names nothing: with IF [NOT] EXISTS a note, and the clause skipped (MariaDB's
+        ALTER TABLE goes on with the others), else the statement's error."""
+        if not if_exists:
+            raise error
+        self.notes.append(error)
+
+    @staticmethod
+    def existing_key(table: Table, indexes: list[Index], foreign_keys: list[ForeignKey],
+                     checks: list[Check]) -> SQLError | None:
+        """ADD ... IF NOT EXISTS of a key, foreign key or CHECK: MariaDB's note when `table`
+        already has one of that name (None: it is added)."""
+        for index in indexes:
+            if index.primary and table.primary is not None:
+                return SQLError(ER_DUP_KEYNAME, message=ER_MULTIPLE_PRI_KEY.template)  # (MariaDB's code 1061)
+            if not index.primary and any(i.name.lower() == index.name.lower() for i in table.indexes):
+                return SQLError(ER_DUP_KEYNAME, index.name)
+        for fk in foreign_keys:
+            if any(f.name.lower() == fk.name.lower() for f in table.foreign_keys):
+                return SQLError(ER_DUP_KEYNAME, fk.name)
+        for check in checks:
+            if any(c.column is None and c.name.lower() == check.name.lower() for c in table.checks):
+                return SQLError(ER_DUP_CONSTRAINT_NAME, "CHECK", check.name)
+        return None
+
+    def add_column(self, table: Table, if_not_exists: bool = False) -> None:
         cur = self.cur
         name = cur.ident()
         if table.column(name) is not None:
-            raise SQLError(ER_DUP_FIELDNAME, name)
+            self.missing(if_not_exists, SQLError(ER_DUP_FIELDNAME, name))
+            self.skip_column(name)
+            return
         indexes: list[Index] = []
         foreign_keys: list[ForeignKey] = []
         col = parse_column(cur, name, indexes, foreign_keys, table.checks)
@@ -1268,6 +1344,13 @@ class DdlParser:
                 table.indexes.insert(0, index)
             else:
                 self.add_index(table, index)
+
+    def skip_column(self, name: str) -> None:
+        """A column definition and its FIRST / AFTER c read, for a clause IF [NOT] EXISTS skips
+        (MariaDB checks nothing more of it)."""
+        parse_column(self.cur, name, [])
+        if not self.cur.accept("FIRST") and self.cur.accept("AFTER"):
+            self.cur.ident()
 
     def position(self, table: Table) -> int | None:
         cur = self.cur

@@ -422,14 +422,24 @@ COLLATIONS = [("latin1_swedish_ci", "latin1", 8, "Yes", "Yes", 1), ("ascii_gener
               ("binary", "binary", 63, "Yes", "Yes", 1)]
 
 
+# the engine's AUTO_INCREMENT counter of (schema, table), None where it has none yet
+Counter = Callable[[str, str], int | None]
+
+
+def no_counter(schema: str, table: str) -> int | None:
+    return None
+
+
 class _Sql(str):
     """A cell computed by SQLite when the view is read (a row count), not a literal."""
 
 
-def register(conn: sqlite3.Connection) -> None:
+def register(conn: sqlite3.Connection, counter: Counter = no_counter) -> None:
     """The functions TABLES' computed cells call (on every connection). They read the table on the
     same connection, so in the reader's snapshot, and outside the statement's compiled table
-    accesses: listing a table in TABLES needs no SELECT privilege on it, as in MySQL."""
+    accesses: listing a table in TABLES needs no SELECT privilege on it, as in MySQL. The next
+    AUTO_INCREMENT is the engine's `counter` where it has one (ids of deleted or rolled-back
+    rows are not handed out again: InnoDB's counter, as SHOW CREATE TABLE shows it)."""
 
     counted: dict[tuple[str, str], tuple[tuple[int, int], int]] = {}
 
@@ -456,7 +466,7 @@ def register(conn: sqlite3.Connection) -> None:
             top = conn.execute(f"SELECT max({quote_ident(column)}) FROM {quote_ident(schema)}.{quote_ident(table)}")
         except sqlite3.OperationalError:
             return None
-        return max(int(top.fetchone()[0] or 0) + 1, start)
+        return max(int(top.fetchone()[0] or 0) + 1, start, counter(schema, table) or 1)
 
     def table_bytes(schema: str, table: str, indexes: int) -> int | None:
         """The bytes of the table's own b-tree (`indexes` 0) or of its indexes' (1), in whole
@@ -475,8 +485,9 @@ def register(conn: sqlite3.Connection) -> None:
 
 
 def _table_row(schema: str, table: Table) -> tuple:
-    """TABLES: rows counted exactly when read; the next AUTO_INCREMENT as InnoDB computes it at
-    start-up (MAX + 1, at least the table's AUTO_INCREMENT=); the data and index sizes SQLite's
+    """TABLES: rows counted exactly when read; the next AUTO_INCREMENT the engine's counter (before
+    a statement used it as InnoDB computes it at start-up: MAX + 1, at least the table's
+    AUTO_INCREMENT=); the data and index sizes SQLite's
     pages (`table_bytes`), the average row their quotient; times unknown (NULL)."""
     names = f"{sql_literal(schema)}, {sql_literal(table.name)}"
     auto = table.auto_column

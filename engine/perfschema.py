@@ -15,6 +15,8 @@ from engine.catalog import Table
 from engine.infoschema import declared_columns, values_sql
 
 NAME = "performance_schema"
+# the tables any account may read (MariaDB's PFS_readonly_world_acl); the others want SELECT
+WORLD_READABLE = frozenset({"global_status", "session_status", "session_account_connect_attrs"})
 
 # Every table's columns as MariaDB 10.11 declares them (information_schema.COLUMNS of a stock
 # server: "NAME type", "?" when nullable), in its order.

@@ -470,7 +470,9 @@ class Translator:
         self.uses_last_id = False
         self.uses_rand = False
         self.uses_fraction = False  # reads NOW_US
-        self.in_upsert = False  # emitting ON DUPLICATE KEY UPDATE's assignments
+        # emitting UPDATE's or ON DUPLICATE KEY UPDATE's assignments: a literal is stored (and
+        # refused, 1406 ...) per row updated, none where no row matches (MariaDB's)
+        self.stored_per_row = False
         self.into_vars: tuple[str, ...] = ()  # SELECT ... INTO @a, ... (`take_into`)
         self.calc_found = False  # SQL_CALC_FOUND_ROWS
         self.unit_at = -1  # token index of a TIMESTAMPDIFF/TIMESTAMPADD unit
@@ -4143,7 +4145,7 @@ class Translator:
         """A literal (a `_binary` or typed literal too) assigned to `col`: an argument the engine
         converts as the column stores it (`engine.values.store`: strict mode). False for
         expressions."""
-        if self.in_upsert:  # ON DUPLICATE KEY UPDATE's: stored (and refused) only for a row it updates
+        if self.stored_per_row:  # UPDATE's, ON DUPLICATE KEY UPDATE's: stored (and refused) only for a row it updates
             return False
         toks = self.tokens
         start, end = span
@@ -4182,9 +4184,9 @@ class Translator:
         self.check_excluded(i + 4)
         self.out.append("ON CONFLICT DO UPDATE SET")
         first = len(self.assigned)
-        self.in_upsert = True  # (its literals checked only where a row updates: `emit_stored`)
+        self.stored_per_row = True  # (its literals checked only where a row updates: `emit_stored`)
         end = self.emit_assignments(i + 4, len(toks), table)
-        self.in_upsert = False
+        self.stored_per_row = False
         assigned = self.assigned[first:]
         names = {name.lower() for name, *_ in assigned}
         stamped = [c for c in table.columns if c.on_update_now and c.name.lower() not in names]
@@ -4380,7 +4382,9 @@ class Translator:
         self.out.append("SET")
         set_cols = {toks[k].text.lower() for k in range(i, len(toks) - 1)
                     if toks[k + 1].text == "=" and toks[k].kind in ("word", "ident")}
+        self.stored_per_row = True
         i = self.emit_assignments(i + 1, len(toks), table, frozenset({"WHERE", "ORDER", "LIMIT"}))
+        self.stored_per_row = False
         if self.out[-1] == "SET":  # only generated columns assigned (IGNORE, LAX_VALUES): no change
             base = next(c for c in table.columns if c.generated is None)
             self.out.append(f"{quote_ident(base.name)} = {quote_ident(base.name)}")

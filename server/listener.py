@@ -51,7 +51,7 @@ from server.variables import Variables
 
 log = logging.getLogger("semisync.server")
 
-DEFAULT_MAX_ALLOWED_PACKET = 64 << 20  # 64 MiB, MySQL 8.0's default (INTERFACE.md: "MySQL's"); MariaDB 10.11's is 16 MiB
+DEFAULT_MAX_ALLOWED_PACKET = 16 << 20  # 16 MiB, MariaDB 10.11's default
 DEFAULT_MAX_CONNECT_ERRORS = 100  # as MariaDB
 IDLE_SWEEP_SECONDS = 1.0
 

@@ -24,6 +24,10 @@ Contract
 - A SELECT or DML the engine cannot plan (unknown table or column, a shape it lacks) is checked
   on the names it mentions after FROM/JOIN/INTO/UPDATE first: an account learns nothing about
   tables it may not see (1142 before 1146 or 1054, as MariaDB); the engine's error otherwise.
+- Views: reading a SQL SECURITY DEFINER view (the default) wants SELECT on the view, not on
+  the tables it reads (`_definer_views`); an INVOKER view's tables are checked as the
+  statement's own. performance_schema tables, inlined as empty subqueries SQLite never reports,
+  are found in the statement's names (`_performance_schema_reads`).
 - Locking reads: MariaDB 10.11 lets an account with SELECT run SELECT ... FOR UPDATE / LOCK IN
   SHARE MODE (MySQL 8.0 also wants UPDATE, DELETE or LOCK TABLES). The engine locks with its one
   writer lock, not row locks, so such a read would stall every writer of every table; an account
@@ -43,7 +47,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.lexer import SyntaxError_, Token, extract, tokenize
+from engine import perfschema
+from engine.lexer import SyntaxError_, Token, extract, mysql_ident, tokenize
 from protocol.errors import (
     ER_BINLOG_CREATE_ROUTINE_NEED_SUPER,
     ER_COLUMNACCESS_DENIED_ERROR,
@@ -183,12 +188,42 @@ class Privileges:
             self._require(self._mentioned(tokens, words, first))
             raise
         if access.kind == "select" or access.kind == "write":
-            return self._check_dml(sql, first, access, tokens, words)
+            views, behind = await self._definer_views(tokens)
+            return self._check_dml(sql, first, access, tokens, words, views, behind)
         return _ALLOWED
 
-    def _check_dml(self, sql: str, first: str, access: Access, tokens: list[Token], words: list[str]) -> Verdict:
+    async def _definer_views(self, tokens: list[Token]) -> tuple[list[tuple[str, str]], set[tuple[str, str]]]:
+        """The SQL SECURITY DEFINER views the statement names, and the tables read only through
+        them: reading such a view wants SELECT on the view, not on what it reads (MariaDB checks
+        that against the view's definer, which this server does not: a view is made by an
+        account that may read its tables)."""
+        engine_session = self.session.engine_session
+        engine = engine_session.engine
+        named: set[tuple[str, str]] = set()
+        views: list[tuple[str, str]] = []
+        for i, tok in enumerate(tokens):
+            if tok.kind not in ("word", "ident") or (i > 0 and tokens[i - 1].text == "."):
+                continue
+            qualified = i + 2 < len(tokens) and tokens[i + 1].text == "." and tokens[i + 2].kind in ("word", "ident")
+            db, name = (tok.text, tokens[i + 2].text) if qualified else (self.session.database, tok.text)
+            if db is None:
+                continue
+            named.add((db, name.lower()))
+            view = engine.view(db, name)
+            if view is not None and view.security == "DEFINER" and (db, view.name) not in views:
+                views.append((db, view.name))
+        behind: set[tuple[str, str]] = set()
+        for db, name in views:
+            through = await engine_session.access(f"SELECT * FROM {mysql_ident(db)}.{mysql_ident(name)}")
+            behind.update((d, t) for d, t, _ in through.reads if (d, t.lower()) not in named)
+        return views, behind
+
+    def _check_dml(self, sql: str, first: str, access: Access, tokens: list[Token], words: list[str],
+                   views: list[tuple[str, str]] = (), behind: set[tuple[str, str]] = frozenset()) -> Verdict:
+        """`views`: the DEFINER views the statement reads (SELECT on each), `behind` the tables
+        it reads only through them (no privilege wanted of the account)."""
         account = self.account
-        needs: dict[tuple[str, str], set[str]] = {}
+        needs: dict[tuple[str, str], set[str]] = {(db, view): {"SELECT"} for db, view in views}
         for op, db, table in access.writes:
             needs.setdefault((db, table), set()).add(op)
         target = access.target
@@ -212,8 +247,10 @@ class Privileges:
             if len(re.findall(_name_pattern(target[1]), tables_part)) > 1:
                 written.discard(target)
         for db, table, _ in access.reads:
-            if (db, table) not in written:
+            if (db, table) not in written and (db, table) not in behind:
                 needs.setdefault((db, table), set()).add("SELECT")
+        for db, table in self._performance_schema_reads(tokens):
+            needs.setdefault((db, table), set()).add("SELECT")
         ordered = sorted(needs.items(), key=lambda item: _position(text, item[0][1]))
         self._require([(db, table, tuple(privileges)) for (db, table), privileges in ordered])
         for db, table, col in access.reads:
@@ -225,12 +262,26 @@ class Privileges:
             return Verdict(lock_reads=False)
         return _ALLOWED
 
+    def _performance_schema_reads(self, tokens: list[Token]) -> list[tuple[str, str]]:
+        """The performance_schema tables the statement names (as `performance_schema.t`): the translation inlines them as empty subqueries, which
+        SQLite's authorizer never reports, and MariaDB wants SELECT on each (1142) but those any
+        account reads (`perfschema.WORLD_READABLE`)."""
+        names = self.session.engine_session.engine.schemas
+        found = []
+        for i, tok in enumerate(tokens[:-2]):
+            if (tok.kind in ("word", "ident") and tok.text.lower() == perfschema.NAME and tok.text not in names
+                    and tokens[i + 1].text == "." and tokens[i + 2].kind in ("word", "ident")
+                    and (i == 0 or tokens[i - 1].text != ".")
+                    and tokens[i + 2].text.lower() not in perfschema.WORLD_READABLE):
+                found.append((tok.text, tokens[i + 2].text))
+        return found
+
     # -- DDL ----------------------------------------------------------------------------------------
 
     @staticmethod
     def _view_name(cur: _Cursor, needs: list[Need], privileges: tuple[str, ...]) -> bool:
         """[ALGORITHM = a] [DEFINER = u] [SQL SECURITY s] VIEW v: the view's privileges added to
-        `needs` (reading through the view is checked on its base tables, as SQL SECURITY INVOKER)."""
+        `needs` (reading through it: `_definer_views`)."""
         if cur.peek() not in ("ALGORITHM", "DEFINER", "SQL", "VIEW"):
             return False
         cur.skip_to("VIEW")  # past it

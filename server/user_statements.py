@@ -435,13 +435,14 @@ class UserStatements:
     def _level(self, t: Tokens, session: ClientSession, privileges: set[str],
                columns: bool) -> tuple[str | None, str | None]:
         """The level of a GRANT / REVOKE, checked in mysqld's order: the level may hold the
-        privileges, the grantor may give them (`check_grantor`), the table exists (1146),
+        privileges, the grantor may give them (`check_grantor`), the table or view exists (1146),
         column lists (1235)."""
         db, table = self._on_level(t, session, privileges)
         check_grantor(session, privileges, db, table)
         if table is not None:
             assert db is not None
-            if self.server.engine.table(db, table) is None:
+            engine = self.server.engine
+            if engine.table(db, table) is None and engine.view(db, table) is None:  # (a view's grants too)
                 raise SQLError(ER_NO_SUCH_TABLE, db, table)
         if columns:
             raise SQLError(ER_NOT_SUPPORTED_YET, "column privileges")

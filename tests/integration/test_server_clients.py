@@ -203,6 +203,7 @@ def test_a_mysqldump_of_mariadb_restores_through_the_cli(shell, tmp_path):
 
 
 def test_values_larger_than_one_packet_both_ways(shell):
+    shell.connect().cursor().execute("SET GLOBAL max_allowed_packet = 67108864")  # (16 MiB by default)
     conn = shell.connect(autocommit=True, max_allowed_packet=64 << 20)
     cur = conn.cursor()
     cur.execute("CREATE DATABASE IF NOT EXISTS big")

@@ -62,6 +62,18 @@ def ok_answer(conn: pymysql.connections.Connection, sql: str) -> tuple:
         return (affected, rows, result.message, result.warning_count, shown)
 
 
+def ok_answers(server: Any, setup: Sequence[str], statements: Sequence[str], database: str = "d") -> list[tuple]:
+    """`setup` run on `server`, then (statement, `ok_answer`) for each statement on one connection
+    to `database`."""
+    for sql in setup:
+        server.query(sql)
+    conn = server.connect(database)
+    try:
+        return [(sql, ok_answer(conn, sql)) for sql in statements]
+    finally:
+        conn.close()
+
+
 def warned_answers(server: Any, statements: Sequence[str], listed: Callable[[str, int | None], bool],
                    database: str = "d") -> list[tuple]:
     """For each statement on one connection: (statement, its rows or ("ok",) or ("error", code,
