@@ -222,6 +222,7 @@ class DdlParser:
         self.sql_mode = ""  # the session's, as a trigger keeps it
         self.routine_of: Callable[[str, str, str], Routine | None] = lambda schema, kind, name: None
         self.notes: list[SQLError] = []  # what ALTER TABLE's IF [NOT] EXISTS clauses skipped
+        self.counter_set = False  # an ALTER TABLE's AUTO_INCREMENT = n: the counter set again
 
     def table_name(self, written: bool = True) -> tuple[str, str]:
         """The [schema.]name named next; `written`: a table or view the statement makes, changes
@@ -1259,6 +1260,7 @@ class DdlParser:
         options = parse_table_options(cur)
         if options.auto_increment is not None:
             table.auto_increment_start = options.auto_increment
+            self.counter_set = True
         if options.charset is not None:
             table.take_default(options.charset, options.collate)
         if options.row_format is not None:
@@ -1397,7 +1399,7 @@ class DdlParser:
         sql.append(f"DROP TABLE {q(schema)}.{q(old.name)}")
         sql.append(f"ALTER TABLE {q(schema)}.{q(tmp)} RENAME TO {q(table.name)}")
         sql.extend(table.sqlite_index(i) for i in table.indexes if not i.primary)
-        kept = table.name == old.name and table.auto_increment_start == old.auto_increment_start \
+        kept = table.name == old.name and not self.counter_set \
             and table.auto_column is not None and old.auto_column is not None \
             and renamed.get(table.auto_column.name, table.auto_column.name) == old.auto_column.name
         action = DdlAction(schema, sql, put=[table], reset_auto=[] if kept else [(schema, old.name), (schema, table.name)],

@@ -701,6 +701,12 @@ class ServerConnection:
         self._seq = seq if more else 0
         return wire
 
+    @property
+    def max_packet(self) -> int:
+        """The largest packet a logged-in client may send (the session's max_allowed_packet,
+        fixed at connect)."""
+        return self._max_packet
+
     def send_ok(self, affected_rows: int, last_insert_id: int, status: int, warnings: int = 0,
                 info: str = "") -> bytes:
         """`send(OK(affected_rows, last_insert_id, status, warnings, info))` without the OK

@@ -255,10 +255,7 @@ async def execute_bulk(statements: PreparedStatements, command: ComStmtBulkExecu
     if not conn.capabilities & STMT_BULK_OPERATIONS or command.flags & ~BULK_SEND_TYPES_TO_SERVER:
         raise SQLError(ER_UNSUPPORTED_PS)
     stmt = statements.find(command.statement_id, "mysqld_stmt_execute")
-    if stmt.long_data_error:  # as COM_STMT_EXECUTE reports a bad COM_STMT_SEND_LONG_DATA
-        stmt.long_data_error = False
-        stmt.long_data.clear()
-        raise SQLError(ER_WRONG_ARGUMENTS, "mysqld_stmt_send_long_data")
+    stmt.raise_long_data_error()  # as COM_STMT_EXECUTE reports a bad COM_STMT_SEND_LONG_DATA
     bulk = shape(stmt.pieces)
     keyword = _kind(stmt, bulk)
     assert bulk is not None

@@ -125,6 +125,7 @@ from protocol.errors import (
     ER_PARSE_ERROR,
     ER_PS_MANY_PARAM,
     ER_STMT_HAS_NO_OPEN_CURSOR,
+    ER_UNKNOWN_ERROR,
     ER_UNKNOWN_STMT_HANDLER,
     ER_UNSUPPORTED_PS,
     ER_UPDATE_TABLE_USED,
@@ -403,6 +404,8 @@ def _int_values(stmt: PreparedStatement, block: bytes) -> list[int] | None:
 # a date or time parameter's typed literal in a SELECT (`PreparedStatement.bind`)
 _TYPED_LITERAL = {datetime.datetime: "TIMESTAMP", datetime.date: "DATE", datetime.timedelta: "TIME"}
 _TEMPORAL_VALUES = tuple(_TYPED_LITERAL)
+_LONG_DATA_PAST_PACKET = ("Parameter of prepared statement which is set through mysql_send_long_data() is longer "
+                          "than 'max_allowed_packet' bytes")
 
 
 @dataclass
@@ -412,7 +415,9 @@ class PreparedStatement:
     columns: tuple[ColumnDefinition, ...] = ()
     types: list[ParamType] | None = None  # bound by the last execution that sent them
     long_data: dict[int, bytearray] = field(default_factory=dict)
-    long_data_error: bool = False  # a COM_STMT_SEND_LONG_DATA for no parameter: the next execute fails
+    # what a COM_STMT_SEND_LONG_DATA broke (no such parameter, past max_allowed_packet): the
+    # next execution's error (`raise_long_data_error`)
+    long_data_error: SQLError | None = None
     cursor: list[bytes] | None = None  # an open cursor: the rows not fetched yet, encoded
     cursor_columns: tuple[ColumnDefinition, ...] = ()
     select: bool = False  # a SELECT: an execution tries `ClientSession.run_read_now` first
@@ -423,6 +428,14 @@ class PreparedStatement:
     # the layout of the last parameter block of plain integers `answer_on_receipt` read, with
     # the bound types it was read with (`_int_values`)
     int_params: tuple[list[ParamType], IntParams | None] | None = None
+
+    def raise_long_data_error(self) -> None:
+        """mysqld reports a COM_STMT_SEND_LONG_DATA's error (which has no answer) at the next
+        COM_STMT_EXECUTE (or bulk execute) of the statement, once, its long data dropped."""
+        error, self.long_data_error = self.long_data_error, None
+        if error is not None:
+            self.long_data.clear()
+            raise error
     # its select items that are a placeholder alone: (result column, parameter, has an alias)
     # (`bare_placeholders`)
     bare: tuple[tuple[int, int, bool], ...] = ()
@@ -727,15 +740,20 @@ class PreparedStatements:
                 self._logged_command("Reset stmt")
                 stmt = self.find(command.statement_id, "mysqld_stmt_reset")
                 stmt.long_data.clear()
-                stmt.long_data_error = False
+                stmt.long_data_error = None
                 stmt.cursor = None
                 session.write(conn.send(OK(status=session.status_flags())))
             elif isinstance(command, ComStmtSendLongData):
                 target = self._statements.get(self._resolve(command.statement_id))  # type: ignore[arg-type]
                 if target is not None and command.param_id < target.param_count:
-                    target.long_data.setdefault(command.param_id, bytearray()).extend(command.data)
+                    data = target.long_data.setdefault(command.param_id, bytearray())
+                    if len(data) + len(command.data) > conn.max_packet:
+                        # mysqld's Item_param::set_longdata
+                        target.long_data_error = SQLError(ER_UNKNOWN_ERROR, _LONG_DATA_PAST_PACKET)
+                    else:
+                        data.extend(command.data)
                 elif target is not None:
-                    target.long_data_error = True
+                    target.long_data_error = SQLError(ER_WRONG_ARGUMENTS, "mysqld_stmt_send_long_data")
                 conn.send_nothing()
             else:
                 assert isinstance(command, ComStmtClose)
@@ -888,10 +906,7 @@ class PreparedStatements:
     async def _execute(self, command: ComStmtExecute) -> None:
         session = self.session
         stmt = self.find(command.statement_id, "mysqld_stmt_execute")
-        if stmt.long_data_error:  # mysqld reports a bad COM_STMT_SEND_LONG_DATA here
-            stmt.long_data_error = False
-            stmt.long_data.clear()
-            raise SQLError(ER_WRONG_ARGUMENTS, "mysqld_stmt_send_long_data")
+        stmt.raise_long_data_error()
         long_flags = [i in stmt.long_data for i in range(stmt.param_count)]
         try:
             values, types = decode_execute_params(command.params, stmt.param_count, stmt.types, long_flags)

@@ -2,7 +2,9 @@
 counter, as SHOW CREATE TABLE's AUTO_INCREMENT=n, not MAX + 1 of the rows (after the top rows are
 deleted, or an INSERT rolled back, MariaDB shows the counter: 4 and 5 where MAX + 1 said 2); a
 TRUNCATE counts from 1 again, its table's AUTO_INCREMENT= forgotten (the next row got the
-CREATE's 50, MariaDB's 1). Each statement runs on a stock MariaDB and on our master and the
+CREATE's 50, MariaDB's 1); ALTER TABLE ... AUTO_INCREMENT = n sets the counter again every time,
+to n or past the rows (a second ALTER to the n the table already had left the counter where it
+was: go-sql-driver's probe saw ids 6 and 9 where MariaDB gave 3). Each statement runs on a stock MariaDB and on our master and the
 answers are compared (SHOW TABLE STATUS' Name and Auto_increment)."""
 
 from __future__ import annotations
@@ -44,6 +46,20 @@ QUERIES = [
     "INSERT INTO b VALUES ()",
     "INSERT INTO a (v) VALUES (4)",
     "SELECT * FROM b",
+    "SELECT * FROM a",
+    NEXT,
+    # ALTER TABLE ... AUTO_INCREMENT = n sets the counter to n, or past the rows' MAX, each time
+    # (the second ALTER to the same n too: the table's AUTO_INCREMENT= was already n)
+    "INSERT INTO a (v) VALUES (5), (6)",
+    "DELETE FROM a WHERE id > 2",
+    "ALTER TABLE a AUTO_INCREMENT = 3",
+    "INSERT INTO a (v) VALUES (7)",
+    "INSERT INTO a (v) VALUES (8), (9)",
+    "DELETE FROM a WHERE id > 2",
+    "ALTER TABLE a AUTO_INCREMENT = 3",
+    "INSERT INTO a (v) VALUES (10)",
+    "ALTER TABLE a AUTO_INCREMENT = 1",
+    "INSERT INTO a (v) VALUES (11)",
     "SELECT * FROM a",
     NEXT,
 ]
