@@ -9,7 +9,11 @@ DATABASE of either are 1235 (`ddl.DdlParser.table_name`, `Translator.need_table`
 TABLE of their tables is 1235 too: only the columns are MariaDB's, not its engines' options and
 comments.
 
-SHOW DATABASES and information_schema.SCHEMATA list performance_schema (mariadb-dump
+information_schema.TABLES, COLUMNS and STATISTICS and SHOW TABLE STATUS list performance_schema's
+tables as MariaDB's engine does (`listed_tables`: no rows, no sizes, utf8mb3; the column comments
+its engine writes are not kept); an account sees those it has a privilege on (MariaDB also lists
+the tables any account may read, `perfschema.WORLD_READABLE`, to an account of none: here it sees
+none). `mysql`'s tables are not in them, as that database is not listed. SHOW DATABASES and information_schema.SCHEMATA list performance_schema (mariadb-dump
 --all-databases skips it itself) but not `mysql`: mariadb-dump dumps a listed `mysql` whole
 (general_log and slow_log by name, every table's SHOW CREATE TABLE and rows), which would load
 into a server as writes to grant tables that are not tables here. MariaDB's `sys` (views over

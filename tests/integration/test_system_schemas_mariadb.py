@@ -102,7 +102,8 @@ LISTINGS = [
     " WHERE TABLE_SCHEMA = 'performance_schema' AND TABLE_NAME = 'session_connect_attrs'",
 ]
 # what an account of no privileges sees of it (MariaDB: the tables any account may read, in
-# TABLES only)
+# TABLES only; here none), and one with SELECT on it (every table and column)
+ACCOUNTS = {"u": [], "v": ["GRANT SELECT ON performance_schema.* TO v@'%'"]}
 UNPRIVILEGED = [
     "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'performance_schema'",
     "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'performance_schema'",
@@ -118,13 +119,16 @@ def test_performance_schema_listed_as_mariadb(tmp_path):
         theirs, mine = both_answer(mariadb, ours, ["CREATE DATABASE d"], LISTINGS)
         seen = []
         for server in (mariadb, ours):
-            server.query("CREATE USER u@'%' IDENTIFIED BY 'p'")
-            conn = server.connect(user="u", password="p")
-            try:
-                seen.append([answer(conn, sql) for sql in UNPRIVILEGED])
-            finally:
-                conn.close()
+            seen.append([])
+            for user, grants in ACCOUNTS.items():
+                for sql in [f"CREATE USER {user}@'%' IDENTIFIED BY 'p'", *grants]:
+                    server.query(sql)
+                conn = server.connect(user=user, password="p")
+                try:
+                    seen[-1].extend(answer(conn, sql) for sql in UNPRIVILEGED)
+                finally:
+                    conn.close()
     assert answer_differences(_unordered(theirs), _unordered(mine)) == ""
     assert len(mine[0][1][1]) == 81 and len(mine[1][1][1]) == 1174, mine[:2]
     assert seen[1][0] == ("rows", ()) or seen[1][0] == seen[0][0], seen
-    assert seen[1][1] == seen[0][1], seen
+    assert seen[1][1:] == seen[0][1:] and seen[1][3] == ("rows", ((1174,),)), seen
