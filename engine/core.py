@@ -565,6 +565,13 @@ class Engine:
         the databases made here and the listed system ones (`system_schemas.LISTED`), by name."""
         return sorted([*self.schemas, *system_schemas.LISTED])
 
+    def listed_tables(self, schema: str) -> list[Table]:
+        """The tables information_schema lists in `schema`: a database's made here, a system
+        database's its own (`system_schemas.listed_tables`)."""
+        if schema in self.schemas:
+            return list(self.catalog.get(schema, {}).values())
+        return system_schemas.listed_tables(schema)
+
     def table(self, schema: str, name: str) -> Table | None:
         tables = self.catalog.get(schema)
         return None if tables is None else tables.get(name.lower())
@@ -1940,11 +1947,10 @@ class Engine:
             return Plan("explain", "", [], cacheable=False)
         if visible is None:
             translator = Translator(tokens, shape, database, self.table, set(self.schemas), params,
-                                    lambda schema: list(self.catalog.get(schema, {}).values()),
-                                    set(self.listed_databases()), live_rows=live_rows)
+                                    self.listed_tables, set(self.listed_databases()), live_rows=live_rows)
         else:
             def tables(schema: str, sees=visible.sees_table) -> list[Table]:
-                return [t for t in self.catalog.get(schema, {}).values() if sees(schema, t.name)]
+                return [t for t in self.listed_tables(schema) if sees(schema, t.name)]
 
             translator = Translator(tokens, shape, database, self.table, set(self.schemas), params, tables,
                                     {schema for schema in self.listed_databases() if visible.sees_database(schema)},

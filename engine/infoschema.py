@@ -278,6 +278,7 @@ ENGINE_ROW = ("InnoDB", "DEFAULT", "Transactional tables on SQLite (one writer a
 # `procs_priv`, `proxies_priv` and `roles_mapping` hold nothing here: no column, routine, proxy or
 # role grants exist); live rows, read under their names.
 MYSQL = "mysql"
+PERFORMANCE_SCHEMA = "performance_schema"
 _MYSQL_DECLARED_TEXT = {
     "global_priv": "Host char(255), User char(128), Priv longtext",
     "user": """
@@ -489,6 +490,8 @@ def _table_row(schema: str, table: Table) -> tuple:
     a statement used it as InnoDB computes it at start-up: MAX + 1, at least the table's
     AUTO_INCREMENT=); the data and index sizes SQLite's
     pages (`table_bytes`), the average row their quotient; times unknown (NULL)."""
+    if schema == PERFORMANCE_SCHEMA:
+        return _performance_row(table)
     names = f"{sql_literal(schema)}, {sql_literal(table.name)}"
     auto = table.auto_column
     next_id = None
@@ -499,6 +502,15 @@ def _table_row(schema: str, table: Table) -> tuple:
             _Sql(f"CASE WHEN {rows} > 0 THEN {data} / {rows} ELSE 0 END"), _Sql(data), 0,
             _Sql(f"__is_table_bytes({names}, 1)"), 0, next_id, None, None, None, table.collation, None,
             table.create_options, table.comment or "", 0, "N")
+
+
+def _performance_row(table: Table) -> tuple:
+    """A performance_schema table's row of TABLES as MariaDB's engine gives it: no rows, no
+    bytes, no times; its format Fixed unless a column is of variable length."""
+    fixed = not any(col.base in _VARIABLE_LENGTH for col in table.columns)
+    return ("def", PERFORMANCE_SCHEMA, table.name, "BASE TABLE", "PERFORMANCE_SCHEMA", 10,
+            "Fixed" if fixed else "Dynamic", 0, 0, 0, 0, 0, 0, None, None, None, None, table.collation, None, "", "",
+            0, "N")
 
 
 def _view_row(name: str, view) -> tuple:
@@ -661,6 +673,7 @@ _INT_PRECISION = {"tinyint": 3, "smallint": 5, "mediumint": 7, "int": 10, "integ
 
 _BYTES_OF = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext": 4294967295, "json": 4294967295,
              "tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": 4294967295}
+_VARIABLE_LENGTH = frozenset({"varchar", "varbinary", *_BYTES_OF})  # (a TABLES row's ROW_FORMAT)
 
 
 def _char_lengths(col: Column, width: int = 4) -> tuple[int | None, int | None]:

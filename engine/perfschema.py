@@ -12,9 +12,9 @@ from __future__ import annotations
 from functools import cache
 
 from engine.catalog import Table
-from engine.infoschema import declared_columns, values_sql
+from engine.infoschema import PERFORMANCE_SCHEMA, declared_columns, values_sql
 
-NAME = "performance_schema"
+NAME = PERFORMANCE_SCHEMA
 # the tables any account may read (MariaDB's PFS_readonly_world_acl); the others want SELECT
 WORLD_READABLE = frozenset({"global_status", "session_status", "session_account_connect_attrs"})
 

@@ -9,7 +9,11 @@ DATABASE of either are 1235 (`ddl.DdlParser.table_name`, `Translator.need_table`
 TABLE of their tables is 1235 too: only the columns are MariaDB's, not its engines' options and
 comments.
 
-SHOW DATABASES and information_schema.SCHEMATA list performance_schema (mariadb-dump
+information_schema.TABLES, COLUMNS and STATISTICS and SHOW TABLE STATUS list performance_schema's
+tables as MariaDB's engine does (`listed_tables`: no rows, no sizes, utf8mb3; the column comments
+its engine writes are not kept); an account sees those it has a privilege on (MariaDB also lists
+the tables any account may read, `perfschema.WORLD_READABLE`, to an account of none: here it sees
+none). `mysql`'s tables are not in them, as that database is not listed. SHOW DATABASES and information_schema.SCHEMATA list performance_schema (mariadb-dump
 --all-databases skips it itself) but not `mysql`: mariadb-dump dumps a listed `mysql` whole
 (general_log and slow_log by name, every table's SHOW CREATE TABLE and rows), which would load
 into a server as writes to grant tables that are not tables here. MariaDB's `sys` (views over
@@ -17,8 +21,11 @@ performance_schema) is not here at all: none of its views is answered."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import cache
+
 from engine import perfschema
-from engine.catalog import INT_TYPES, NUMERIC_TYPES, Column, DatabaseOptions, Table
+from engine.catalog import CHAR_TYPES, INT_TYPES, NUMERIC_TYPES, Column, DatabaseOptions, Table
 from engine.infoschema import MYSQL, mysql_table, mysql_table_names
 
 # their db.opt on a stock MariaDB 10.11 (mariadb-install-db's `mysql`, latin1's; the
@@ -33,7 +40,59 @@ def table(schema: str, name: str) -> Table | None:
     """The table `schema.name` of a system database (None: not one of them, or no such table)."""
     if schema == MYSQL:
         return _view_described(mysql_table(name)) if name.lower() in VIEWS[MYSQL] else mysql_table(name)
-    return perfschema.table(name) if schema == perfschema.NAME else None
+    return _performance_table(name.lower()) if schema == perfschema.NAME else None
+
+
+# performance_schema's text is utf8mb3: its user, host, role and connection attribute columns
+# compare in binary, so do the two tables of connection attributes as a whole (MariaDB 10.11's
+# information_schema.COLUMNS and TABLES of them)
+_BINARY_COLUMNS = frozenset({"USER", "HOST", "ATTR_NAME", "ATTR_VALUE"})
+_BINARY_TABLES = frozenset({"session_account_connect_attrs", "session_connect_attrs"})
+
+
+# its TIMESTAMPs' defaults: the zero date, but for the replication appliers' last error's time
+# (DEFAULT current_timestamp() ON UPDATE current_timestamp(), MariaDB's implicit first TIMESTAMP)
+_STAMPED_NOW = frozenset({"replication_applier_status_by_coordinator", "replication_applier_status_by_worker"})
+
+
+# the DEFAULTs of its setup tables' columns
+_DEFAULTS = {"setup_actors": {"HOST": "%", "USER": "%", "ROLE": "%", "ENABLED": "YES", "HISTORY": "YES"},
+             "setup_objects": {"OBJECT_TYPE": "TABLE", "OBJECT_SCHEMA": "%", "OBJECT_NAME": "%", "ENABLED": "YES",
+                               "TIMED": "YES"}}
+
+
+def _performance_column(table: str, col: Column) -> Column:
+    """A performance_schema column as MariaDB declares it (`perfschema` has its names and types)."""
+    default = _DEFAULTS.get(table, {}).get(col.name)
+    if default is not None:
+        col = replace(col, has_default=True, default=default)
+    if col.base in CHAR_TYPES:
+        return replace(col, charset="utf8mb3", binary=col.name in _BINARY_COLUMNS or (
+            col.name == "ROLE" and col.base == "char"))
+    if col.base != "timestamp":
+        return col
+    if table in _STAMPED_NOW:
+        return replace(col, has_default=True, default_now=True, on_update_now=True)
+    return replace(col, has_default=True, default="0000-00-00 00:00:00")
+
+
+@cache
+def _performance_table(name: str) -> Table | None:
+    shape = perfschema.table(name)
+    if shape is None:
+        return None
+    columns = [_performance_column(name, col) for col in shape.columns]
+    return Table(perfschema.NAME, name, columns, charset="utf8mb3",
+                 collate="utf8mb3_bin" if name in _BINARY_TABLES else None)
+
+
+def listed_tables(schema: str) -> list[Table]:
+    """The tables information_schema (TABLES, COLUMNS, STATISTICS) and SHOW TABLE STATUS list of
+    a system database: performance_schema's, as MariaDB lists them; none of `mysql`'s, whose
+    database is not listed either (the module's header)."""
+    if schema != perfschema.NAME:
+        return []
+    return [t for t in map(_performance_table, perfschema.table_names()) if t is not None]
 
 
 class _ViewShape(Table):

@@ -17,6 +17,7 @@ import pytest
 from tests.support.mariadb import mariadb_available
 from tests.support.mariadb_compare import (
     OUR_SERVER_CHARSET,
+    answer,
     answer_differences,
     both_answer,
     mariadb_and_ours,
@@ -76,3 +77,58 @@ def test_system_databases_as_mariadb(tmp_path):
     assert dumped.returncode == 0, dumped.stderr
     assert refused == [(sql, 1235) for sql in CHANGES]
     assert [line for line in dumped.stdout.splitlines() if line.startswith("USE ")] == ["USE `d`;"]
+
+
+# performance_schema in information_schema's listings and SHOW TABLE STATUS as MariaDB lists it
+# (every table, its engine, format and collation; every column but its comment, which MariaDB's
+# engine writes and is not kept here), with its columns' character sets and defaults. Not its
+# status tables' TABLE_ROWS, MariaDB's estimate (256) of rows it has and this one has not; rows
+# compared in any order (MariaDB orders TABLE_NAME by utf8mb3_general_ci: hosts before host_cache)
+LISTINGS = [
+    "SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, ENGINE, VERSION, ROW_FORMAT, AVG_ROW_LENGTH,"
+    " DATA_LENGTH, MAX_DATA_LENGTH, INDEX_LENGTH, DATA_FREE, AUTO_INCREMENT, CREATE_TIME, UPDATE_TIME, CHECK_TIME,"
+    " TABLE_COLLATION, CHECKSUM, CREATE_OPTIONS, TABLE_COMMENT, MAX_INDEX_LENGTH, TEMPORARY"
+    " FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'performance_schema'",
+    "SELECT TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, COLUMN_DEFAULT, IS_NULLABLE, DATA_TYPE,"
+    " CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION,"
+    " CHARACTER_SET_NAME, COLLATION_NAME, COLUMN_TYPE, COLUMN_KEY, EXTRA, PRIVILEGES, IS_GENERATED"
+    " FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'performance_schema'",
+    "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'performance_schema'",
+    "SHOW TABLE STATUS FROM performance_schema LIKE 'session%attrs'",
+    "SHOW TABLE STATUS FROM performance_schema LIKE 'setup_ob%'",
+    "SHOW TABLE STATUS FROM performance_schema WHERE Name = 'accounts'",
+    "DESCRIBE performance_schema.setup_objects", "SHOW COLUMNS FROM performance_schema.host_cache LIKE '%SEEN'",
+    "SELECT COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS"
+    " WHERE TABLE_SCHEMA = 'performance_schema' AND TABLE_NAME = 'session_connect_attrs'",
+]
+# what an account of no privileges sees of it (MariaDB: the tables any account may read, in
+# TABLES only; here none), and one with SELECT on it (every table and column)
+ACCOUNTS = {"u": [], "v": ["GRANT SELECT ON performance_schema.* TO v@'%'"]}
+UNPRIVILEGED = [
+    "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'performance_schema'",
+    "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'performance_schema'",
+]
+
+
+def _unordered(answers: list[tuple]) -> list[tuple]:
+    return [(sql, "rows", sorted(got[1], key=repr)) if got[0] == "rows" else (sql, *got) for sql, got in answers]
+
+
+def test_performance_schema_listed_as_mariadb(tmp_path):
+    with mariadb_and_ours(tmp_path, mariadb_extra=OUR_SERVER_CHARSET) as (mariadb, ours):
+        theirs, mine = both_answer(mariadb, ours, ["CREATE DATABASE d"], LISTINGS)
+        seen = []
+        for server in (mariadb, ours):
+            seen.append([])
+            for user, grants in ACCOUNTS.items():
+                for sql in [f"CREATE USER {user}@'%' IDENTIFIED BY 'p'", *grants]:
+                    server.query(sql)
+                conn = server.connect(user=user, password="p")
+                try:
+                    seen[-1].extend(answer(conn, sql) for sql in UNPRIVILEGED)
+                finally:
+                    conn.close()
+    assert answer_differences(_unordered(theirs), _unordered(mine)) == ""
+    assert len(mine[0][1][1]) == 81 and len(mine[1][1][1]) == 1174, mine[:2]
+    assert seen[1][0] == ("rows", ()) or seen[1][0] == seen[0][0], seen
+    assert seen[1][1:] == seen[0][1:] and seen[1][3] == ("rows", ((1174,),)), seen
