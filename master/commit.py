@@ -909,6 +909,9 @@ class ReplicatedTransaction(Protocol):
     @property
     def gtid(self) -> Gtid | None: ...  # its origin's GTID; None: numbered as ours (a master without GTIDs)
 
+    @property
+    def transactional(self) -> bool | None: ...  # its first statement DML, as the applier decided; None: undecided
+
 
 _DML = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 
@@ -928,8 +931,13 @@ class _ReplicatedTxn:
         for txn in self.transactions:
             if not txn.statements:
                 continue
-            alone = txn.user_statement or (
-                len(txn.statements) == 1 and not str(txn.statements[0][0]).lstrip()[:7].upper().startswith(_DML))
+            # DDL (anything but DML) is binlogged alone: the kind the applier decided, else the text's
+            alone = txn.user_statement
+            if not alone and len(txn.statements) == 1:
+                dml = txn.transactional
+                if dml is None:
+                    dml = str(txn.statements[0][0]).lstrip()[:7].upper().startswith(_DML)
+                alone = not dml
             out.append((txn.server_id, [_logged(s, alone) for s in txn.statements], getattr(txn, "gtid", None)))
         return out
 

@@ -150,18 +150,19 @@ class NodeDaemon:
         # start (also for a fresh engine, or a binlog directory that was emptied by hand).
         async with self.engine.writer_lock:
             await self.engine.commit_group({"binlog_file": end.position.file, "binlog_pos": str(end.position.pos)})
-        source_box: list[MasterRole] = []
         self.pipeline = GroupCommit(
             self.engine, writer, end, self.interface, server_id=cfg.server_id,
-            sync_binlog=lambda: source_box[0].sync_binlog(),
-            binlog_error_action=lambda: source_box[0].binlog_error_action(), gtids=gtids,
+            sync_binlog=lambda: cfg.sync_binlog, gtids=gtids,  # until the role below owns them
         )
         source = MasterRole(
             writer=writer, end=end, pipeline=self.pipeline, interface=self.interface,
             server_id=cfg.server_id, checksum=writer.checksum, sync_binlog=cfg.sync_binlog,
             binlog_error_action=str(cfg.binlog_error_action), gtids=gtids,
         )
-        source_box.append(source)
+        # SET GLOBAL sync_binlog / binlog_error_action land in the role: the pipeline asks the
+        # role's own methods (bound: no frame between, sync_binlog is asked once per group)
+        self.pipeline.sync_binlog = source.sync_binlog
+        self.pipeline.binlog_error_action = source.binlog_error_action
         replica = SlaveRole(
             self._make_replication, sync_relay_log=cfg.sync_relay_log, relay_log=cfg.relay_log,
             net_timeout=cfg.slave_net_timeout, relay_log_purge=cfg.relay_log_purge,

@@ -72,6 +72,27 @@ _SCOPES = frozenset({"SHOW GLOBAL", "SHOW SESSION", "SHOW LOCAL"})
 _SCOPED_SHOW = re.compile(r"(?is)(?:\s|/\*.*?\*/)*show\b(?:\s|/\*.*?\*/)*(?:global|session|local)\b(?:\s|/\*.*?\*/)*(\w+)")
 
 
+# A statement's head (`sqltext.head`: two words) -> its Com_ counter: COM_BY_KEYWORD's, and the
+# heads counted by their first word as they are first met (up to _COM_HEADS_MAX of them, so that
+# clients naming ever new tables cannot grow it; past that a head is resolved each time)
+_COM_BY_HEAD = dict(COM_BY_KEYWORD)
+_COM_HEADS_MAX = len(COM_BY_KEYWORD) + 1024
+
+
+def _com_name(keyword: str, sql: str) -> str | None:
+    """The Com_ counter of a statement headed `keyword` that is not a key of `_COM_BY_HEAD`:
+    SHOW GLOBAL / SESSION / LOCAL by the word after the scope (read from `sql`), any other by
+    its first word (and then kept in `_COM_BY_HEAD`); None: not counted."""
+    first = keyword.partition(" ")[0]
+    if keyword in _SCOPES:  # (never kept: the counter is the next word's)
+        shown = _SCOPED_SHOW.match(sql)
+        return COM_BY_KEYWORD.get(first if shown is None else f"SHOW {shown.group(1).upper()}")
+    name = COM_BY_KEYWORD.get(first)
+    if name is not None and len(_COM_BY_HEAD) < _COM_HEADS_MAX:
+        _COM_BY_HEAD[keyword] = name
+    return name
+
+
 class ServerStats:
     """Counters behind the core status variables (plain ints: only the loop thread writes)."""
 
@@ -97,12 +118,9 @@ class ServerStats:
         """Count a statement under its Com_ name (unknown statements are not counted, so
         that clients cannot grow the table); SHOW GLOBAL / SESSION / LOCAL STATUS and
         VARIABLES by the word after the scope, read from `sql`, as mysqld counts them."""
-        name = COM_BY_KEYWORD.get(keyword)
+        name = _COM_BY_HEAD.get(keyword)
         if name is None:
-            if keyword in _SCOPES and (shown := _SCOPED_SHOW.match(sql)) is not None:
-                name = COM_BY_KEYWORD.get(f"SHOW {shown.group(1).upper()}")
-            else:
-                name = COM_BY_KEYWORD.get(keyword.partition(" ")[0])
+            name = _com_name(keyword, sql)
             if name is None:
                 return
         self.com[name] += 1

@@ -422,7 +422,8 @@ class PreparedStatement:
     cursor_columns: tuple[ColumnDefinition, ...] = ()
     select: bool = False  # a SELECT: an execution tries `ClientSession.run_read_now` first
     kept: KeptRead | None = None  # its read, kept by an execution with plain values
-    write: str | None = None  # an INSERT/UPDATE/DELETE/REPLACE: its `sqltext.head` (`answer_on_receipt`)
+    # an INSERT/UPDATE/DELETE/REPLACE no role or admin handler claims: its `sqltext.head` (`answer_on_receipt`)
+    write: str | None = None
     begin: str | None = None  # BEGIN / START ... without parameters: its `sqltext.head` (`answer_on_receipt`)
     commit: str | None = None  # COMMIT ... without parameters: its `sqltext.head` (`answer_on_receipt`)
     # the layout of the last parameter block of plain integers `answer_on_receipt` read, with
@@ -806,8 +807,10 @@ class PreparedStatements:
         if keyword in _NOT_PREPARED or head == "DROP PREPARE":
             raise SQLError(ER_UNSUPPORTED_PS)
         stmt.select = keyword == "SELECT"
-        if keyword in WRITES_NOW and head == sqltext.head(pieces[0]):  # (the values never change it)
-            stmt.write = head
+        server = session.server
+        if (keyword in WRITES_NOW and head == sqltext.head(pieces[0])  # (the values never change it)
+                and not server.role.claims(head) and not server.admin.claims(sql, head)):
+            stmt.write = head  # (no handler claims it: decided here, once, not per execution)
             self.writes_any = True
         elif keyword in BEGINS_NOW and len(pieces) == 1:
             stmt.begin = head
@@ -819,7 +822,6 @@ class PreparedStatements:
             await self._describe(stmt, sql, keyword, head, run)
         except SQLError as exc:
             raise stmt.as_written(exc) from None
-        server = session.server
         self._next_id += 1
         _HELD[server] = _HELD.get(server, 0) + 1
         return stmt
@@ -997,7 +999,7 @@ class PreparedStatements:
                 sql = stmt.bind(values, types, warned)
                 if warned:  # (the statement path gives them)
                     return False
-                result = session.run_write_now(sql, stmt.write)  # type: ignore[arg-type]
+                result = session.run_write_now(sql, stmt.write, unclaimed=True)  # type: ignore[arg-type]
         except SQLError as exc:  # (a failed write: the statement path's error too)
             result = exc
         return self._executed(stmt, types, result, None, 0)

@@ -1348,12 +1348,12 @@ class ClientSession(asyncio.Protocol):
             return
         self._send_result(begun.result, 0)
 
-    def _loop_answers(self, statement: str, keyword: str) -> bool:
-        """Nothing but the engine answers `statement` (`keyword` its `sqltext.head`) and nothing
-        of the session's state sends it `run_statement`'s way: no executable comment, no admin
-        handler, `_reads_now`."""
+    def _loop_answers(self, statement: str, keyword: str | None) -> bool:
+        """Nothing but the engine answers `statement` (`keyword` its `sqltext.head`; None: no
+        handler claims it, as the caller decided) and nothing of the session's state sends it
+        `run_statement`'s way: no executable comment, no admin handler, `_reads_now`."""
         return not ("/*!" in statement or "/*M!" in statement or not self._reads_now(keyword)
-                    or self.server.admin.claims(statement, keyword))
+                    or keyword is not None and self.server.admin.claims(statement, keyword))
 
     def run_prepared_read(self, prepared: PreparedRead, keyword: str, params: list[object]) -> Any:
         """`run_read_now` of a text of `prepared`'s shape whose literals are `params` (the
@@ -1366,15 +1366,18 @@ class ClientSession(asyncio.Protocol):
             self._counted(keyword, None)
         return result
 
-    def run_write_now(self, statement: str, keyword: str) -> Any:
+    def run_write_now(self, statement: str, keyword: str, unclaimed: bool = False) -> Any:
         """`run_statement` of a write inside the session's transaction run on the loop at once
         (`engine Session.write_now`: its writer lock held or free): its Result, or the SQLError
         it failed with, or None when the statement must take `run_statement`'s way (then
         nothing was counted). As `run_read_now`, with what `execute` refuses a write
-        for besides: a read-only server, FLUSH TABLES WITH READ LOCK held by this session."""
+        for besides: a read-only server, FLUSH TABLES WITH READ LOCK held by this session.
+        `unclaimed`: the caller knows no role or admin handler claims `keyword` (a prepared
+        write's, decided when it was prepared: the claims are fixed once the server runs)."""
         es = self.engine_session
         if (es is None or not es.writes_in_transaction or self.server.role.read_only
-                or self._backup_lock is not None or not self._loop_answers(statement, keyword)):
+                or self._backup_lock is not None
+                or not self._loop_answers(statement, None if unclaimed else keyword)):
             return None
         try:
             result = es.write_now(statement)
@@ -1385,13 +1388,14 @@ class ClientSession(asyncio.Protocol):
             self._counted(keyword, statement)
         return result
 
-    def _reads_now(self, keyword: str) -> bool:
+    def _reads_now(self, keyword: str | None) -> bool:
         """Nothing of the session's state sends a statement headed `keyword` `run_statement`'s
         way: no KILL QUERY pending, no next-transaction isolation to restore, an account with
-        every privilege, no statement time limit, no role statement."""
+        every privilege, no statement time limit, no role statement (None: none, as the caller
+        decided)."""
         return not (self._query_killed or self._next_isolation or not self._all_privileges
                     or self.sysvars.get("max_statement_time") or self.select_limit is not None
-                    or self.server.role.claims(keyword))
+                    or keyword is not None and self.server.role.claims(keyword))
 
     def _counted(self, keyword: str, statement: str | None) -> None:
         """What `execute` does first for a statement the loop answers (`statement` None: a

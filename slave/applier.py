@@ -257,8 +257,10 @@ class ReadyTransaction:
     gtid_slave_pos: GtidPosition | None = None  # @@gtid_slave_pos after it (its meta's, as a value)
     master_start: tuple[str, int] = ("", 0)  # the master's file and position before it (shown should it fail)
     # its first statement DML (not a user statement): Slave_Transactional_Groups counts it once
-    # committed, Slave_DDL_Groups any other with statements (decided as `_commit` reads them)
-    transactional: bool = False
+    # committed, Slave_DDL_Groups any other with statements (decided as `_commit` reads them;
+    # the binlog's group commit writes a one-statement transaction not DML alone by it). None:
+    # not decided (the commit seam reads the first statement itself)
+    transactional: bool | None = None
 
 
 # The commit seam: all of the transactions with the last one's meta, or none (SQLError).

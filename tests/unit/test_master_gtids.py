@@ -64,6 +64,7 @@ class Replicated:
     gtid: Gtid | None
     meta: dict[str, str] = field(default_factory=dict)
     user_statement: bool = False
+    transactional: bool | None = None
 
 
 async def _open(tmp_path, gtids: BinlogGtids) -> tuple[Engine, BinlogWriter, GroupCommit]:

@@ -316,3 +316,37 @@ def test_writes_answered_at_once_stay_in_their_transaction(shell, answered):
     finally:
         writer.close()
         reader.close()
+
+
+def test_a_prepared_write_s_handlers_are_asked_when_it_is_prepared_not_per_execution(shell, answered, monkeypatch):
+    """No role or admin handler claims an INSERT/UPDATE/DELETE/REPLACE, and none can later
+    (their claims are fixed once the server runs): a prepared write's executions answered on
+    receipt ask neither."""
+    assert shell.server is not None
+    role, admin = shell.server.role, shell.server.admin
+    asked: list[str] = []
+    for owner in (role, admin):
+        original = owner.claims
+
+        def claims(*args, _original=original):
+            asked.append(args[-1])
+            return _original(*args)
+
+        monkeypatch.setattr(owner, "claims", claims)
+    writer = _client(shell)
+    try:
+        w = writer.cursor(prepared=True)
+        writer.start_transaction()
+        w.execute("UPDATE w SET k=k+? WHERE id=?", (1, 1))  # prepared, then executed
+        prepared_asks = list(asked)
+        w.execute("UPDATE w SET k=k+? WHERE id=?", (1, 2))
+        w.execute("UPDATE w SET k=k+? WHERE id=?", (1, 3))
+        executions_asked = asked[len(prepared_asks):]
+        writer.commit()
+        assert answered[0] == 3
+        assert "UPDATE W" in prepared_asks and executions_asked == []
+        text = writer.cursor()
+        text.execute("SELECT id, k FROM w ORDER BY id")
+        assert text.fetchall() == [(1, 11), (2, 21), (3, 31)]
+    finally:
+        writer.close()

@@ -8,6 +8,7 @@ recovery, and the applier skips exactly what recovery replayed (nothing twice, n
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from binlog.reader import iter_events
 from binlog.writer import BinlogWriter
@@ -188,6 +189,24 @@ def replicated(n: int, relay_pos: int) -> ReadyTransaction:
     """An applier's transaction inserting `n` into d.t, its position `relay_pos`."""
     statement = (f"INSERT INTO t VALUES ({n})", StatementContext(timestamp=1), "d")
     return ReadyTransaction([statement], {META_RELAY_POS: relay_pos}, relay_pos, 1, MASTER_ID)
+
+
+async def test_a_lone_statement_is_binlogged_by_the_kind_the_applier_decided_not_read_again(tmp_path):
+    """The group commit writes a one-statement transaction alone (a standalone QUERY, no XID)
+    or as BEGIN ... XID by the kind the applier carried (`ReadyTransaction.transactional`); only
+    an undecided one (None) has its text read again."""
+    relay = Relay(tmp_path)
+    node = await Node(tmp_path).open()
+    await apply_all(node, relay)  # the DDL
+    decided = [replace(replicated(1, 1000), transactional=False),  # DDL, though the text reads as DML
+               replace(replicated(2, 1001), transactional=True), replicated(3, 1002)]
+    await node.pipeline.commit_replicated(decided)
+    await node.pipeline.commit_replicated([replicated(4, 1003)])  # undecided: its text says DML
+    events = [q for _s, _t, q in binlog(tmp_path)][2:]
+    # (each transaction opened by its GTID event: a lone statement has no XID after it)
+    assert events == ["INSERT INTO t VALUES (1)", "INSERT INTO t VALUES (2)", "XID",
+                      "INSERT INTO t VALUES (3)", "XID", "INSERT INTO t VALUES (4)", "XID"]
+    await node.close()
 
 
 async def test_a_batch_that_finds_the_writer_lock_free_leads_its_own_group(tmp_path):

@@ -177,6 +177,28 @@ async def test_what_a_dump_asks_per_group_runs_no_python_code(tmp_path):
         await daemon.shutdown()
 
 
+async def test_the_group_commit_reads_sync_binlog_from_the_role_in_one_frame(tmp_path):
+    """sync_binlog, asked once per group, is the role's value as SET GLOBAL left it, read
+    by the role's own method with no frame of the daemon's between."""
+    daemon = await _master(tmp_path)
+    try:
+        await asyncio.to_thread(_query, daemon.port, "SET GLOBAL sync_binlog = 7")
+        calls: list[str] = []
+
+        def profile(frame, event, arg):
+            if event == "call":
+                calls.append(frame.f_code.co_name)
+
+        sys.setprofile(profile)
+        try:
+            every = daemon.pipeline.sync_binlog()
+        finally:
+            sys.setprofile(None)
+        assert every == 7 and calls == ["sync_binlog"]
+    finally:
+        await daemon.shutdown()
+
+
 async def test_an_execution_answered_on_receipt_is_read_without_a_command_object(tmp_path, monkeypatch):
     """A prepared BEGIN, INSERT and COMMIT received alone are answered (or the COMMIT begun) in
     the receive callback from the payload: no command is decoded for them (the task gets one
