@@ -60,7 +60,7 @@ def test_show_variables_and_status(cur):
 def test_select_system_variables(cur):
     assert rows(cur, "select @@version_comment limit 1")[0][0]
     r = rows(cur, "SELECT @@server_id, @@GLOBAL.server_id AS g, @@session.autocommit, @@max_allowed_packet")
-    assert r == ((42, 42, 1, 64 << 20),)
+    assert r == ((42, 42, 1, 16 << 20),)
     assert [d[0] for d in cur.description] == ["@@server_id", "g", "@@session.autocommit", "@@max_allowed_packet"]
     assert code(cur, "SELECT @@no_such_thing") == 1193
     assert rows(cur, "SELECT @@warning_count, @@error_count") == ((1, 1),)
