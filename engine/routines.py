@@ -12,7 +12,12 @@ statement of its own, with the parameters and locals it names written in as Mari
 writes them, NAME_CONST('name', value), so the binlog holds what MariaDB's holds and a replica
 runs it alike; CALL itself is never binlogged. Loops, cursors, handlers, SIGNAL and nested blocks
 are made and kept (a dump loads) and CALL of them is MariaDB's 1235. A stored function can be
-made, listed, shown and dropped; calling one is 1235 (`server.routines.function_call_refused`).
+made, listed, shown and dropped; one whose body is `RETURN expr` (or BEGIN RETURN expr; END) is
+called in a SELECT / INSERT / UPDATE / DELETE / REPLACE / DO by writing the call out where it stands
+(`expand_calls`): CAST(expr AS its RETURNS type) with each parameter replaced by CAST(argument AS
+its type), before the statement is planned. The binlog keeps the statement as written, as
+MariaDB's does, and a replica expands the call alike. Any other body is 1235 at the call, as is a
+call where the statement is not one of those (`server.routines.function_call_refused`).
 """
 
 from __future__ import annotations
@@ -21,9 +26,15 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 
-from engine.catalog import TokenCursor, parse_column
+from engine.catalog import Column, TokenCursor, parse_column
+from engine.coltypes import ColumnType, declared_type
 from engine.lexer import extract, literal_texts, mysql_ident, tokenize
-from protocol.errors import ER_NOT_SUPPORTED_YET, ER_SP_WRONG_NO_OF_ARGS, SQLError
+from protocol.errors import (
+    ER_NOT_SUPPORTED_YET,
+    ER_SP_DOES_NOT_EXIST,
+    ER_SP_WRONG_NO_OF_ARGS,
+    SQLError,
+)
 
 ROUTINE_PREFIX = "\x00routine:"  # catalog keys of routines: never a table name
 
@@ -414,3 +425,158 @@ def bind(text: str, values: dict[str, str]) -> str:
     if not replaced:
         return text
     return parsed.span(0, len(tokens), replaced)
+
+
+# --- calls of stored functions ----------------------------------------------------------------
+
+_EXPANDED_HEADS = ("SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "DO", "WITH", "VALUES")
+_NAMES_A_TABLE = ("INTO", "INSERT", "REPLACE", "TABLE", "UPDATE", "JOIN", "FROM")  # `t (cols)`, not a call
+_ITEM_ENDS = ("FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "UNION", "INTO", "WINDOW", "FOR")
+_INTEGERS = {"tinyint", "smallint", "mediumint", "int", "integer", "bigint"}
+_CHARACTERS = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext"}
+_REALS = {"double", "float", "real"}
+
+
+def has_functions(kept: dict[str, dict[str, Routine]]) -> bool:
+    """Whether any database keeps a stored function (else no statement needs `expand_calls`)."""
+    return any(key.startswith(f"{ROUTINE_PREFIX}FUNCTION:") for schema in kept.values() for key in schema)
+
+
+def _cast_type(type_text: str) -> str:
+    """The CAST target converting a value as a variable of the declared type holds it (1235 for
+    a type not converted here)."""
+    column = _column(type_text)
+    base = column.base if column is not None else ""
+    if base in _INTEGERS:
+        return "UNSIGNED" if column.unsigned else "SIGNED"
+    if base == "decimal":
+        return f"DECIMAL({','.join(column.args or ['10'])})"
+    if base in _CHARACTERS:
+        return f"CHAR({column.args[0]})" if column.args and base in ("char", "varchar") else "CHAR"
+    if base in _REALS:
+        return "DOUBLE"
+    if base in ("date", "datetime", "time"):
+        return base.upper() + (f"({column.args[0]})" if column.args else "")
+    raise SQLError(ER_NOT_SUPPORTED_YET, f"a stored function's {type_text} value")
+
+
+def _argument(param: Param, arg: str) -> str:
+    """An argument as the parameter holds it: a string stored as into a column of its type
+    (mysql_assigned: too long is 1406), any other value CAST to it."""
+    target = _cast_type(param.type)
+    if target.startswith("CHAR"):
+        return f"mysql_assigned(({arg}), {mysql_ident(param.name)}, {mysql_ident(param.type)})"
+    return f"CAST(({arg}) AS {target})"
+
+
+def parameter_column(name: str, type_text: str) -> Column:
+    """A column `name` of the declared type (mysql_assigned's target)."""
+    column = _column(type_text)
+    if column is None:
+        raise SQLError(ER_NOT_SUPPORTED_YET, f"a stored function's {type_text} value")
+    column.name = name
+    return column
+
+
+def returned_type(type_text: str) -> ColumnType:
+    """A stored function's value's result column: its RETURNS type's, NULL allowed."""
+    column = _column(type_text)
+    if column is None:
+        raise SQLError(ER_NOT_SUPPORTED_YET, f"a stored function's {type_text} value")
+    return declared_type(column.base, column.args, column.unsigned, False)
+
+
+def _returned(routine: Routine) -> str:
+    """The expression of a body `RETURN expr` or `BEGIN RETURN expr; END` (1235 for another)."""
+    body = _Body(routine.body)
+    tokens = body.tokens
+    start, end = 0, len(tokens)
+    if tokens and tokens[0].is_word("BEGIN") and tokens[-1].is_word("END"):
+        start, end = 1, end - 1
+        while end > start and tokens[end - 1].kind == "op" and tokens[end - 1].text == ";":
+            end -= 1
+    if end - start < 2 or not tokens[start].is_word("RETURN") or body.statement_end(start) < end:
+        raise SQLError(ER_NOT_SUPPORTED_YET, "this stored function's body")
+    return body.span(start + 1, end)
+
+
+def _close(tokens, at: int) -> int:
+    """The index of the `)` closing the `(` at `at`."""
+    depth = 0
+    for k in range(at, len(tokens)):
+        if tokens[k].kind == "op" and tokens[k].text in "()":
+            depth += 1 if tokens[k].text == "(" else -1
+            if depth == 0:
+                return k
+    return len(tokens) - 1
+
+
+def expand_calls(sql: str, find, database: str | None) -> str:
+    """`sql` (a SELECT, INSERT, UPDATE, DELETE, REPLACE, DO or WITH; else as it is) with each call
+    of a stored function written out (see the module's header): `find(schema, name)` the stored
+    function or None. An unqualified name names the database's function (else it is left to the
+    engine: a built-in one, or its 1305); `db.f(...)` 1305 when db keeps no f. A select item that
+    is a call alone is named as written, as MariaDB names its column."""
+    head = sql.lstrip()[:8].upper()
+    if not head.startswith(_EXPANDED_HEADS) or "(" not in sql:
+        return sql
+    return _expand(sql, find, database, (), True)
+
+
+def _expand(sql: str, find, database: str | None, stack: tuple, top: bool) -> str:
+    body = _Body(sql)
+    tokens = body.tokens
+    out, at, depth, in_items = [], 0, 0, False
+    k = 0
+    while k < len(tokens):
+        tok = tokens[k]
+        if tok.kind == "op" and tok.text in "()":
+            depth += 1 if tok.text == "(" else -1
+        elif depth == 0 and tok.is_word("SELECT"):
+            in_items = True
+        elif depth == 0 and tok.is_word(*_ITEM_ENDS):
+            in_items = False
+        called = k + 1 < len(tokens) and tokens[k + 1].kind == "op" and tokens[k + 1].text == "(" \
+            and tok.kind in ("word", "ident")
+        if not called:
+            k += 1
+            continue
+        start, schema = k, database
+        qualified = k >= 2 and tokens[k - 1].text == "." and tokens[k - 2].kind in ("word", "ident")
+        if qualified:
+            start, schema = k - 2, tokens[k - 2].text.strip("`")
+        elif k and tokens[k - 1].text == ".":
+            k += 1
+            continue
+        if start and tokens[start - 1].is_word(*_NAMES_A_TABLE) or schema is None:
+            k += 1
+            continue
+        name = tok.text.strip("`")
+        routine = find(schema, name)
+        if routine is None:
+            if qualified:
+                raise SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION", f"{schema}.{name}")
+            k += 1
+            continue
+        if routine.key in stack:  # MariaDB's 1424 (recursion): not run here
+            raise SQLError(ER_NOT_SUPPORTED_YET, "a recursive stored function")
+        close = _close(tokens, k + 1)
+        args = [] if close == k + 2 else [
+            _expand(body.span(a + k + 2, b + k + 2), find, database, stack, False)
+            for a, b in _cut_top(tokens[k + 2:close], body.shape)]
+        check_arguments(routine, len(args))
+        values = {p.name.lower(): _argument(p, arg) for p, arg in zip(routine.parsed, args, strict=True)}
+        inner = _expand(bind(_returned(routine), values), find, routine.schema, (*stack, routine.key), False)
+        text = f"mysql_returned(CAST(({inner}) AS {_cast_type(routine.returns)}), {mysql_ident(routine.returns)})"
+        after = tokens[close + 1] if close + 1 < len(tokens) else None
+        if top and in_items and depth == 0 and (tokens[start - 1].text == "," or tokens[start - 1].is_word("SELECT", "DISTINCT", "ALL")) and (
+                after is None or after.text == "," or after.is_word(*_ITEM_ENDS)):
+            text += " AS " + mysql_ident(body.span(start, close + 1))
+        out.append(body.span(at, start) if start > at else "")
+        out.append(" " + text + " ")
+        at = k = close + 1
+    if not out:
+        return sql
+    if at < len(tokens):
+        out.append(body.span(at, len(tokens)))
+    return "".join(out)

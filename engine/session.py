@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from engine import charset_literals, coltypes, explain, fixedbin, functions, values
+from engine import charset_literals, coltypes, explain, fixedbin, functions, routines, values
 from engine.admin import AsSelect, Logged, checksum_answer, run_admin
 from engine.catalog import SERVER_COLLATION, TokenCursor, View, mysql_literal, sql_literal
 from engine.checksum import ChecksumTables
@@ -319,6 +319,15 @@ class Session:
                 raise
             raise placed from None
 
+    def _expanded(self, sql: str) -> str:
+        """`sql` with its stored functions' calls written out (`routines.expand_calls`); the
+        statement binlogged stays `sql`, as MariaDB's."""
+        engine = self.engine
+        if not engine.routines or not routines.has_functions(engine.routines):
+            return sql
+        return routines.expand_calls(sql, lambda schema, name: engine.routine(schema, "FUNCTION", name),
+                                     self._database)
+
     def _plan(self, sql: str) -> tuple[Plan, list[object]]:
         """The statement's plan and literals, without running it."""
         plan, params, _ = self._planned(sql)
@@ -328,7 +337,7 @@ class Session:
         """The statement's plan, its literals as the plan reads them, and the literals a replica's
         statement writes otherwise (`_charset_literals`)."""
         try:
-            shape, params = extract(sql)
+            shape, params = extract(self._expanded(sql))
             plan = self.engine.plan_for(shape, self._database, params, self.visible, self.live_reader)
         except SyntaxError_ as exc:
             raise exc.with_literals(sql) from None
@@ -436,10 +445,13 @@ class Session:
 
     async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine
-        shape, params = extract(sql)
+        expanded = self._expanded(sql)
+        shape, params = extract(expanded)
         mode = self.write_mode if context is None else write_mode(context.sql_mode)
         plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader, mode)
         params, logged = self._charset_literals(plan, params)
+        if logged and expanded is not sql:  # (its literals are numbered in the expanded text)
+            raise SQLError(ER_NOT_SUPPORTED_YET, "a stored function's call with these literals")
         kind = plan.kind
         if kind == "write":
             return await self._write(sql, plan, params, context, logged)
