@@ -14,8 +14,11 @@ runs it alike; CALL itself is never binlogged. Loops, cursors, handlers, SIGNAL 
 are made and kept (a dump loads) and CALL of them is MariaDB's 1235. A stored function can be
 made, listed, shown and dropped; one whose body is `RETURN expr` (or BEGIN RETURN expr; END) is
 called in a SELECT / INSERT / UPDATE / DELETE / REPLACE / DO by writing the call out where it stands
-(`expand_calls`): CAST(expr AS its RETURNS type) with each parameter replaced by CAST(argument AS
-its type), before the statement is planned. The binlog keeps the statement as written, as
+(`expand_calls`), before the statement is planned: expr with each parameter replaced by its
+argument as a column of the parameter's type stores it in strict mode (mysql_assigned(value,
+`name`, `type`): `mysql_store`, 1264 / 1366 / 1406 as MariaDB's; a type `values.target` does not
+check, a CAST), the value stored alike into the RETURNS type and typed as it (mysql_returned(value,
+`type`), `exprtypes`); a select item holding a call named as written. The binlog keeps the statement as written, as
 MariaDB's does, and a replica expands the call alike. Any other body is 1235 at the call, as is a
 call where the statement is not one of those (`server.routines.function_call_refused`).
 """
@@ -26,7 +29,8 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 
-from engine.catalog import Column, TokenCursor, parse_column
+from engine import values
+from engine.catalog import TokenCursor, parse_column
 from engine.coltypes import ColumnType, declared_type
 from engine.lexer import extract, literal_texts, mysql_ident, tokenize
 from protocol.errors import (
@@ -461,21 +465,27 @@ def _cast_type(type_text: str) -> str:
 
 
 def _argument(param: Param, arg: str) -> str:
-    """An argument as the parameter holds it: a string stored as into a column of its type
-    (mysql_assigned: too long is 1406), any other value CAST to it."""
-    target = _cast_type(param.type)
-    if target.startswith("CHAR"):
-        return f"mysql_assigned(({arg}), {mysql_ident(param.name)}, {mysql_ident(param.type)})"
-    return f"CAST(({arg}) AS {target})"
+    """An argument as the parameter holds it (MariaDB's: stored as into a column of its type)."""
+    return _stored(f"({arg})", param.name, param.type)
 
 
-def parameter_column(name: str, type_text: str) -> Column:
-    """A column `name` of the declared type (mysql_assigned's target)."""
+def _stored(value: str, name: str, type_text: str) -> str:
+    """`value` as strict mode stores it into a column `name` of the type (mysql_assigned: 1264,
+    1366, 1406 as MariaDB's) where `values.target` checks the type, else CAST to it."""
+    target = _cast_type(type_text)
+    if assigned_target(name, type_text) is not None:
+        return f"mysql_assigned({value}, {mysql_ident(name)}, {mysql_ident(type_text)})"
+    return f"CAST({value} AS {target})"
+
+
+def assigned_target(name: str, type_text: str) -> str | None:
+    """mysql_assigned's `mysql_store` key: a column `name` of the declared type, named in errors
+    as MariaDB names a routine's variable (``.``.`name`); None for a type stored unchecked."""
     column = _column(type_text)
     if column is None:
         raise SQLError(ER_NOT_SUPPORTED_YET, f"a stored function's {type_text} value")
     column.name = name
-    return column
+    return values.target(column, f"``.``.{mysql_ident(name)}")
 
 
 def returned_type(type_text: str) -> ColumnType:
@@ -526,19 +536,12 @@ def expand_calls(sql: str, find, database: str | None) -> str:
 def _expand(sql: str, find, database: str | None, stack: tuple, top: bool) -> str:
     body = _Body(sql)
     tokens = body.tokens
-    out, at, depth, in_items = [], 0, 0, False
+    edits: list[tuple[int, int, str]] = []  # tokens[start:end] written as the text
     k = 0
     while k < len(tokens):
         tok = tokens[k]
-        if tok.kind == "op" and tok.text in "()":
-            depth += 1 if tok.text == "(" else -1
-        elif depth == 0 and tok.is_word("SELECT"):
-            in_items = True
-        elif depth == 0 and tok.is_word(*_ITEM_ENDS):
-            in_items = False
-        called = k + 1 < len(tokens) and tokens[k + 1].kind == "op" and tokens[k + 1].text == "(" \
-            and tok.kind in ("word", "ident")
-        if not called:
+        if not (k + 1 < len(tokens) and tokens[k + 1].kind == "op" and tokens[k + 1].text == "("
+                and tok.kind in ("word", "ident")):
             k += 1
             continue
         start, schema = k, database
@@ -567,16 +570,48 @@ def _expand(sql: str, find, database: str | None, stack: tuple, top: bool) -> st
         check_arguments(routine, len(args))
         values = {p.name.lower(): _argument(p, arg) for p, arg in zip(routine.parsed, args, strict=True)}
         inner = _expand(bind(_returned(routine), values), find, routine.schema, (*stack, routine.key), False)
-        text = f"mysql_returned(CAST(({inner}) AS {_cast_type(routine.returns)}), {mysql_ident(routine.returns)})"
-        after = tokens[close + 1] if close + 1 < len(tokens) else None
-        if top and in_items and depth == 0 and (tokens[start - 1].text == "," or tokens[start - 1].is_word("SELECT", "DISTINCT", "ALL")) and (
-                after is None or after.text == "," or after.is_word(*_ITEM_ENDS)):
-            text += " AS " + mysql_ident(body.span(start, close + 1))
+        value = _stored(f"({inner})", body.span(start, close + 1), routine.returns)
+        edits.append((start, close + 1, f"mysql_returned({value}, {mysql_ident(routine.returns)})"))
+        k = close + 1
+    if not edits:
+        return sql
+    if top:
+        edits = sorted(edits + _item_names(body, [start for start, _, _ in edits]))
+    out, at = [], 0
+    for start, end, text in edits:
         out.append(body.span(at, start) if start > at else "")
         out.append(" " + text + " ")
-        at = k = close + 1
-    if not out:
-        return sql
+        at = end
     if at < len(tokens):
         out.append(body.span(at, len(tokens)))
     return "".join(out)
+
+
+def _item_names(body: _Body, calls: list[int]) -> list[tuple[int, int, str]]:
+    """The aliases that name each select item holding a call at a token of `calls` (without its
+    own alias) as written, as MariaDB names its column: insertions after the item."""
+    tokens = body.tokens
+    found, depth, first, in_items = [], 0, None, False
+
+    def item_end(last: int) -> None:
+        if first is None or last < first or not any(first <= c <= last for c in calls):
+            return
+        named = last - first >= 2 and tokens[last - 1].is_word("AS") or tokens[last].kind in ("word", "ident") \
+            and last > first and (tokens[last - 1].text == ")" or tokens[last - 1].kind in ("word", "ident", "param"))
+        if not named:
+            found.append((last + 1, last + 1, "AS " + mysql_ident(body.span(first, last + 1))))
+
+    for k, tok in enumerate(tokens):
+        if tok.kind == "op" and tok.text in "()":
+            depth += 1 if tok.text == "(" else -1
+        elif depth == 0 and tok.is_word("SELECT"):
+            in_items, first = True, k + 1
+        elif depth == 0 and in_items and (tok.text == "," or tok.is_word(*_ITEM_ENDS)):
+            item_end(k - 1)
+            in_items = tok.text == ","
+            first = k + 1
+        elif in_items and k == first and tok.is_word("DISTINCT", "ALL", "STRAIGHT_JOIN", "SQL_CALC_FOUND_ROWS"):
+            first = k + 1
+    if in_items:
+        item_end(len(tokens) - 1)
+    return found

@@ -2869,8 +2869,7 @@ class Translator:
         toks = self.tokens
         key = None
         if word == "MYSQL_ASSIGNED":
-            column = routines.parameter_column(toks[split + 1].text.strip("`"), toks[j - 1].text.strip("`"))
-            key = values.target(column, f"`{column.name}`")
+            key = routines.assigned_target(toks[split + 1].text.strip("`"), toks[j - 1].text.strip("`"))
         self.out.append("(" if key is None else "mysql_store((")
         self.emit_range(i + 2, split)
         self.out.append(")" if key is None else "), '" + key.replace("'", "''") + "')")

@@ -52,6 +52,7 @@ READS = [
     "SELECT id FROM t WHERE a = twice(3) OR s = label(2, 'a long tex') ORDER BY id",
     "SELECT twice(NULL), label(NULL, 'x'), third(0.3)",
     "SELECT twice(a) INTO @v FROM t WHERE id = 1",
+    "SELECT twice(1)+twice(2), 1 + TWICE(2) AS x, `twice` (3) y, sf.`twice`(4)",
     "SELECT @v, MAX(twice(id)) AS m, (SELECT MAX(a) FROM t) AS n, (SELECT MAX(twice(a)) FROM t) AS o FROM t",
     "SELECT label(id, s) FROM t WHERE label(id, s) LIKE '%-1' ORDER BY label(id, s) DESC",
 ]
@@ -63,6 +64,9 @@ ERRORS = [
     "SELECT sf.nope(1)",
     "SELECT other.twice(1)",
     "SET @w = twice(4)",
+    "SELECT twice('abc')",
+    "SELECT twice(3000000000)",
+    "SELECT label(1, 'more than ten')",
     "SELECT looping()",
 ]
 
