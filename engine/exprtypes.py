@@ -1168,7 +1168,7 @@ class _Typer:
         if word in ("MYSQL_RETURNED", "MYSQL_ASSIGNED"):  # a stored function's value, its argument: of
             end = _skip_parens(toks, i + 1)  # the declared type (`routines.expand_calls`)
             from engine.routines import returned_type
-            return returned_type(toks[end - 2].text.strip("`")), end
+            return returned_type(toks[end - (4 if toks[end - 2].kind == "word" else 2)].text.strip("`")), end
         if word in ("COUNT",):
             ct, end = int_type(21, _CONSTANT_FLAGS), _skip_parens(toks, i + 1)
             return ct, _after_window(toks, end)

@@ -15,10 +15,11 @@ are made and kept (a dump loads) and CALL of them is MariaDB's 1235. A stored fu
 made, listed, shown and dropped; one whose body is `RETURN expr` (or BEGIN RETURN expr; END) is
 called in a SELECT / INSERT / UPDATE / DELETE / REPLACE / DO by writing the call out where it stands
 (`expand_calls`), before the statement is planned: expr with each parameter replaced by its
-argument as a column of the parameter's type stores it in strict mode (mysql_assigned(value,
-`name`, `type`): `mysql_store`, 1264 / 1366 / 1406 as MariaDB's; a type `values.target` does not
-check, a CAST), the value stored alike into the RETURNS type and typed as it (mysql_returned(value,
-`type`), `exprtypes`); a select item holding a call named as written. The binlog keeps the statement as written, as
+argument as a column of the parameter's type stores it under the caller's sql_mode
+(mysql_assigned(value, `name`, `type`): `mysql_store`, 1264 / 1366 / 1406 as MariaDB's; a type
+`values.target` does not check, a CAST), the value stored alike into the RETURNS type under the
+sql_mode the function was made with and typed as it (mysql_returned(value, `type`), `exprtypes`);
+a select item holding a call named as written. The binlog keeps the statement as written, as
 MariaDB's does, and a replica expands the call alike. Any other body is 1235 at the call, as is a
 call where the statement is not one of those (`server.routines.function_call_refused`).
 """
@@ -464,28 +465,27 @@ def _cast_type(type_text: str) -> str:
     raise SQLError(ER_NOT_SUPPORTED_YET, f"a stored function's {type_text} value")
 
 
-def _argument(param: Param, arg: str) -> str:
-    """An argument as the parameter holds it (MariaDB's: stored as into a column of its type)."""
-    return _stored(f"({arg})", param.name, param.type)
-
-
-def _stored(value: str, name: str, type_text: str) -> str:
-    """`value` as strict mode stores it into a column `name` of the type (mysql_assigned: 1264,
-    1366, 1406 as MariaDB's) where `values.target` checks the type, else CAST to it."""
+def _stored(value: str, name: str, type_text: str, routine: Routine | None = None) -> str:
+    """`value` as stored into a column `name` of the type (mysql_assigned: MariaDB's 1264, 1366,
+    1406 in strict mode, else adjusted with a warning) where `values.target` checks the type, else
+    CAST to it. An argument is stored under the caller's sql_mode, the value a `routine` returns
+    under the sql_mode it was made with, as MariaDB's."""
     target = _cast_type(type_text)
-    if assigned_target(name, type_text) is not None:
-        return f"mysql_assigned({value}, {mysql_ident(name)}, {mysql_ident(type_text)})"
-    return f"CAST({value} AS {target})"
+    if assigned_target(name, type_text, False) is None:
+        return f"CAST({value} AS {target})"
+    mode = "" if routine is None else ", strict" if "STRICT_" in routine.sql_mode.upper() else ", lax"
+    return f"mysql_assigned({value}, {mysql_ident(name)}, {mysql_ident(type_text)}{mode})"
 
 
-def assigned_target(name: str, type_text: str) -> str | None:
+def assigned_target(name: str, type_text: str, lax: bool) -> str | None:
     """mysql_assigned's `mysql_store` key: a column `name` of the declared type, named in errors
-    as MariaDB names a routine's variable (``.``.`name`); None for a type stored unchecked."""
+    as MariaDB names a routine's variable (``.``.`name`), stored `lax` (adjusted, warned of) or
+    strictly; None for a type stored unchecked."""
     column = _column(type_text)
     if column is None:
         raise SQLError(ER_NOT_SUPPORTED_YET, f"a stored function's {type_text} value")
     column.name = name
-    return values.target(column, f"``.``.{mysql_ident(name)}")
+    return values.target(column, f"``.``.{mysql_ident(name)}", lax)
 
 
 def returned_type(type_text: str) -> ColumnType:
@@ -568,9 +568,10 @@ def _expand(sql: str, find, database: str | None, stack: tuple, top: bool) -> st
             _expand(body.span(a + k + 2, b + k + 2), find, database, stack, False)
             for a, b in _cut_top(tokens[k + 2:close], body.shape)]
         check_arguments(routine, len(args))
-        values = {p.name.lower(): _argument(p, arg) for p, arg in zip(routine.parsed, args, strict=True)}
+        values = {p.name.lower(): _stored(f"({arg})", p.name, p.type)
+                  for p, arg in zip(routine.parsed, args, strict=True)}
         inner = _expand(bind(_returned(routine), values), find, routine.schema, (*stack, routine.key), False)
-        value = _stored(f"({inner})", body.span(start, close + 1), routine.returns)
+        value = _stored(f"({inner})", body.span(start, close + 1), routine.returns, routine)
         edits.append((start, close + 1, f"mysql_returned({value}, {mysql_ident(routine.returns)})"))
         k = close + 1
     if not edits:

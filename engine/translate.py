@@ -2862,15 +2862,18 @@ class Translator:
 
     def emit_routine_value(self, i: int, word: str) -> int:
         """`routines.expand_calls`' markers: mysql_returned(value, `type`) the value (typed by
-        `exprtypes`), mysql_assigned(value, `name`, `type`) an argument stored as strict mode
-        stores it into a column of the parameter's type (`values.target`: 1406 for a string too
-        long, as MariaDB's)."""
+        `exprtypes`), mysql_assigned(value, `name`, `type` [, strict | lax]) a value stored
+        as into a column of the declared type under the statement's sql_mode, or the one said
+        (`values.target`: strict, 1406 for a string too long, as MariaDB's)."""
         j, split = self.close_of(i)
         toks = self.tokens
-        key = None
+        key = mode = None
         if word == "MYSQL_ASSIGNED":
-            key = routines.assigned_target(toks[split + 1].text.strip("`"), toks[j - 1].text.strip("`"))
-        self.out.append("(" if key is None else "mysql_store((")
+            mode = toks[j - 1] if toks[j - 1].kind == "word" else None  # (strict | lax: the routine's)
+            key = routines.assigned_target(toks[split + 1].text.strip("`"), toks[j - (1 if mode is None else 3)].text.strip("`"),
+                                           mode.is_word("LAX") if mode else bool(self.write_mode & LAX_VALUES))
+        # (the value returned: its errors and warnings name row 0, as a trigger's SET NEW.col's)
+        self.out.append("(" if key is None else "mysql_store((" if mode is None else "mysql_store_assigned((")
         self.emit_range(i + 2, split)
         self.out.append(")" if key is None else "), '" + key.replace("'", "''") + "')")
         return j + 1

@@ -14,7 +14,9 @@ from tests.support.mariadb import mariadb_available
 from tests.support.mariadb_compare import (
     assert_same_rows,
     defined_answers,
+    mariadb_and_ours,
     ok_answer,
+    ok_answers,
     reference_ours_and_replicas,
 )
 
@@ -91,3 +93,27 @@ def test_stored_functions_answer_and_replicate_as_mariadbs(tmp_path):
         # each write binlogged as the client wrote it, the calls in it
         assert _routine_statements(ours, "CREATE TABLE sf.t") == _routine_statements(reference, "CREATE TABLE sf.t")
         assert_same_rows(reference, ours, replicas, "SELECT * FROM sf.t ORDER BY id")
+
+
+SQL_MODES = [
+    "SET sql_mode = ''",
+    "CREATE FUNCTION lax(a TINYINT, s CHAR(2)) RETURNS INT DETERMINISTIC RETURN a + LENGTH(s)",
+    "CREATE FUNCTION small(a INT) RETURNS TINYINT DETERMINISTIC RETURN a",
+    "SET sql_mode = DEFAULT",
+    "CREATE FUNCTION strict1(a TINYINT) RETURNS TINYINT DETERMINISTIC RETURN a DIV 2",
+    # strict: an argument stored as a column strictly stores it, whatever mode the function was made in
+    "SELECT lax(300, 'ab')",
+    "SELECT lax('x', 'a')",
+    "SELECT lax(1, 'abc')",
+    "SELECT small(300)",  # (its value stored under the mode it was made in: adjusted, warned of)
+    "SET sql_mode = ''",
+    "SELECT strict1(300)",
+    "INSERT INTO t VALUES (1, lax(1000, 'abc'))",
+    "SELECT * FROM t",
+]
+
+
+def test_arguments_follow_the_callers_sql_mode_and_the_value_the_functions(tmp_path):
+    with mariadb_and_ours(tmp_path) as (reference, ours):
+        setup = ["CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, a INT)"]
+        assert ok_answers(ours, setup, SQL_MODES) == ok_answers(reference, setup, SQL_MODES)
