@@ -27,6 +27,7 @@ call where the statement is not one of those (`server.routines.function_call_ref
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -442,9 +443,47 @@ _CHARACTERS = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext"}
 _REALS = {"double", "float", "real"}
 
 
-def has_functions(kept: dict[str, dict[str, Routine]]) -> bool:
-    """Whether any database keeps a stored function (else no statement needs `expand_calls`)."""
-    return any(key.startswith(f"{ROUTINE_PREFIX}FUNCTION:") for schema in kept.values() for key in schema)
+_FUNCTION_KEY = f"{ROUTINE_PREFIX}FUNCTION:"
+_MARKER = re.compile(r"\bmysql_(?:returned|assigned)\s*\(", re.I)
+_QUALIFIED_CALL = re.compile(r"[\w`]\s*\.\s*(?:\w+|`[^`]+`)\s*\(")
+_known: list = [None, frozenset()]  # the last `Engine.routines` asked about (replaced, never changed, on DDL)
+
+
+def may_call(kept: dict[str, dict[str, Routine]], sql: str) -> bool:
+    """Whether `sql` may call a stored function (`expand_calls` has something to do): it names
+    one that a database keeps."""
+    if "(" not in sql:
+        return False
+    if _known[0] is not kept:
+        _known[:] = kept, frozenset(key[len(_FUNCTION_KEY):] for schema in kept.values() for key in schema
+                                    if key.startswith(_FUNCTION_KEY))
+    names = _known[1]
+    if names:
+        lowered = sql.lower()
+        return any(name in lowered for name in names)
+    return False
+
+
+def qualified_call_error(sql: str, find, database: str | None) -> SQLError | None:
+    """For a statement the engine cannot parse: MariaDB's 1305 where it calls `db.f(...)` that
+    db does not keep (the parser's error is then not MariaDB's), else None."""
+    if _QUALIFIED_CALL.search(sql) is None:
+        return None
+    try:
+        expand_calls(sql, find, database)
+    except SQLError as exc:
+        return exc if exc.code == ER_SP_DOES_NOT_EXIST.code else None
+    return None
+
+
+def refuse_markers(sql: str, database: str | None) -> None:
+    """MariaDB's 1305 for a client's own call of `expand_calls`' markers (functions it lacks)."""
+    if _MARKER.search(sql) is None:
+        return
+    tokens = _Body(sql).tokens
+    for k, tok in enumerate(tokens[:-1]):
+        if tok.is_word("MYSQL_RETURNED", "MYSQL_ASSIGNED") and tokens[k + 1].text == "(":
+            raise SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION", f"{database}.{tok.text}" if database else tok.text)
 
 
 def _cast_type(type_text: str) -> str:

@@ -312,7 +312,7 @@ class Session:
         try:
             return await self._execute(sql, context, lock_reads)
         except SyntaxError_ as exc:
-            raise exc.with_literals(sql) from None
+            raise routines.qualified_call_error(sql, self._function, self._database) or exc.with_literals(sql) from None
         except SQLError as exc:
             placed = in_clause(with_literal_texts(exc, sql), sql)
             if placed is exc:
@@ -323,10 +323,13 @@ class Session:
         """`sql` with its stored functions' calls written out (`routines.expand_calls`); the
         statement binlogged stays `sql`, as MariaDB's."""
         engine = self.engine
-        if not engine.routines or not routines.has_functions(engine.routines):
+        routines.refuse_markers(sql, self._database)
+        if not routines.may_call(engine.routines, sql):
             return sql
-        return routines.expand_calls(sql, lambda schema, name: engine.routine(schema, "FUNCTION", name),
-                                     self._database)
+        return routines.expand_calls(sql, self._function, self._database)
+
+    def _function(self, schema: str, name: str) -> routines.Routine | None:
+        return self.engine.routine(schema, "FUNCTION", name)
 
     def _plan(self, sql: str) -> tuple[Plan, list[object]]:
         """The statement's plan and literals, without running it."""

@@ -65,6 +65,7 @@ ERRORS = [
     "SELECT nope(1)",
     "SELECT sf.nope(1)",
     "SELECT other.twice(1)",
+    "SELECT mysql_returned(1, `int`)",
     "SET @w = twice(4)",
     "SELECT twice('abc')",
     "SELECT twice(3000000000)",
