@@ -48,6 +48,8 @@ WRITES = [
     "DELETE FROM t WHERE id = twice(6)",
 ]
 
+PREPARED = ("SELECT twice(?), label(?, ?), id FROM t WHERE a = twice(?)", ((3, 5), (3, 6), (253, "x"), (3, 2)))
+
 READS = [
     "SELECT twice(21), label(7, 'x'), third(1.5), bumped(3)",
     "SELECT sf.twice(5) AS v, twice(id) + 1, SF.Twice(1) FROM t ORDER BY id",
@@ -77,7 +79,7 @@ ERRORS = [
 def test_stored_functions_answer_and_replicate_as_mariadbs(tmp_path):
     with reference_ours_and_replicas(tmp_path, our_slave=True, reference_log_bin="master-bin") as (
             reference, ours, replicas):
-        answers, defined, refused = [], [], []
+        answers, defined, refused, prepared = [], [], [], []
         for server in (reference, ours):
             _created(server, SETUP, FUNCTIONS, "sf")
             conn = server.connect("sf")
@@ -87,8 +89,10 @@ def test_stored_functions_answer_and_replicate_as_mariadbs(tmp_path):
             finally:
                 conn.close()
             defined.append(defined_answers(server.port, "sf", READS))
+            prepared.append(defined_answers(server.port, "sf", [PREPARED])[0][2][-1])  # (its rows)
         assert answers[1] == answers[0]
         assert defined[1] == defined[0]
+        assert prepared[1] == prepared[0] == [(10, b"x-6", 1)]
         assert refused[1][:-1] == refused[0][:-1]
         assert refused[1][-1][1] == ("error", 1235)  # (WHILE: made, not run here)
         # each write binlogged as the client wrote it, the calls in it
