@@ -569,10 +569,12 @@ def expand_calls(sql: str, find, database: str | None) -> str:
     head = sql.lstrip()[:8].upper()
     if not head.startswith(_EXPANDED_HEADS) or "(" not in sql:
         return sql
-    return _expand(sql, find, database, (), True)
+    return _expand(sql, find, database, (), True, database)
 
 
-def _expand(sql: str, find, database: str | None, stack: tuple, top: bool) -> str:
+def _expand(sql: str, find, database: str | None, stack: tuple, top: bool, home: str | None) -> str:
+    """`expand_calls` of `sql`, whose unqualified calls name `database`'s functions, inside the
+    calls of `stack`; `home`: the statement's database, where the tables it names are found."""
     body = _Body(sql)
     tokens = body.tokens
     edits: list[tuple[int, int, str]] = []  # tokens[start:end] written as the text
@@ -604,12 +606,16 @@ def _expand(sql: str, find, database: str | None, stack: tuple, top: bool) -> st
             raise SQLError(ER_NOT_SUPPORTED_YET, "a recursive stored function")
         close = _close(tokens, k + 1)
         args = [] if close == k + 2 else [
-            _expand(body.span(a + k + 2, b + k + 2), find, database, stack, False)
+            _expand(body.span(a + k + 2, b + k + 2), find, database, stack, False, home)
             for a, b in _cut_top(tokens[k + 2:close], body.shape)]
         check_arguments(routine, len(args))
         values = {p.name.lower(): _stored(f"({arg})", p.name, p.type)
                   for p, arg in zip(routine.parsed, args, strict=True)}
-        inner = _expand(bind(_returned(routine), values), find, routine.schema, (*stack, routine.key), False)
+        returned = _returned(routine)
+        if routine.schema != home and re.search(r"\bSELECT\b", returned, re.I):
+            # (its tables are its database's, the statement's are another's)
+            raise SQLError(ER_NOT_SUPPORTED_YET, "a stored function reading tables from another database")
+        inner = _expand(bind(returned, values), find, routine.schema, (*stack, routine.key), False, home)
         value = _stored(f"({inner})", body.span(start, close + 1), routine.returns, routine)
         edits.append((start, close + 1, f"mysql_returned({value}, {mysql_ident(routine.returns)})"))
         k = close + 1

@@ -116,3 +116,13 @@ async def test_a_function_returning_an_expression_is_called_where_an_expression_
     # the text a statement is planned from; the binlog keeps the statement as written
     assert routines.expand_calls("CREATE VIEW v AS SELECT twice(1)", lambda s, n: None, "test") == \
         "CREATE VIEW v AS SELECT twice(1)"
+
+
+async def test_a_function_reading_a_table_is_called_from_its_own_database_only(engine, db):
+    await run(engine, db, "INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b')")
+    await run(engine, db, "CREATE FUNCTION total(k INT) RETURNS INT RETURN (SELECT SUM(a) FROM t WHERE id <= k)")
+    await run(engine, db, "CREATE DATABASE other")
+    await run(engine, db, "CREATE TABLE other.t (id INT PRIMARY KEY, a INT)")
+    assert await rows(engine, db, "SELECT total(2), test.total(1)") == [(30, 10)]
+    db.database = "other"  # (its `t` would be other.t: MariaDB reads test.t)
+    assert await error(engine, db, "SELECT test.total(2)") == 1235
