@@ -124,5 +124,6 @@ async def test_a_function_reading_a_table_is_called_from_its_own_database_only(e
     await run(engine, db, "CREATE DATABASE other")
     await run(engine, db, "CREATE TABLE other.t (id INT PRIMARY KEY, a INT)")
     assert await rows(engine, db, "SELECT total(2), test.total(1)") == [(30, 10)]
+    assert await error(engine, db, "SELECT total(id) FROM t") == 1235  # (id would be the subquery's)
     db.database = "other"  # (its `t` would be other.t: MariaDB reads test.t)
     assert await error(engine, db, "SELECT test.total(2)") == 1235
