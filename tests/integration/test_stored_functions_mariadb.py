@@ -48,6 +48,8 @@ WRITES = [
     "INSERT INTO t (id, a) SELECT id + 10, bumped(id) FROM t",
     "UPDATE t SET s = label(a, s) WHERE a = twice(2)",
     "INSERT INTO t (id, d) VALUES (30, total(100))",
+    "INSERT INTO t (id, a, s, d) VALUES (twice(20), 2.5, 'it''s', 1.25), (41, 1e0, twice(3), 7)",
+    "DO twice(1), 'x'",
     "UPDATE t SET d = total(11) WHERE id = 11",
     "DELETE FROM t WHERE id = twice(6)",
 ]
@@ -61,7 +63,7 @@ READS = [
     "SELECT twice(NULL), label(NULL, 'x'), third(0.3)",
     "SELECT twice(a) INTO @v FROM t WHERE id = 1",
     "SELECT id, total(2), total(NULL), total(@v) FROM t ORDER BY id",
-    "SELECT twice(1)+twice(2), 1 + TWICE(2) AS x, `twice` (3) y, sf.`twice`(4)",
+    "SELECT twice(1)+twice(2), 1 + TWICE(2) AS x, `twice` (3) y, sf.`twice`(4), 'b', 3",
     "SELECT @v, MAX(twice(id)) AS m, (SELECT MAX(a) FROM t) AS n, (SELECT MAX(twice(a)) FROM t) AS o FROM t",
     "SELECT label(id, s) FROM t WHERE label(id, s) LIKE '%-1' ORDER BY label(id, s) DESC",
 ]
