@@ -549,6 +549,30 @@ def _returned(routine: Routine) -> str:
     return body.span(start + 1, end)
 
 
+_EXPRESSION_WORDS = frozenset((
+    "NULL TRUE FALSE AND OR XOR NOT IS IN LIKE ESCAPE BETWEEN CASE WHEN THEN ELSE END DIV MOD AS INTERVAL BINARY "
+    "COLLATE USING UNKNOWN REGEXP RLIKE SOUNDS SIGNED UNSIGNED INTEGER INT CHAR CHARACTER VARCHAR DECIMAL DOUBLE "
+    "DATE DATETIME TIME TIMESTAMP YEAR MONTH DAY HOUR MINUTE SECOND MICROSECOND WEEK QUARTER YEAR_MONTH DAY_HOUR "
+    "DAY_MINUTE DAY_SECOND HOUR_MINUTE HOUR_SECOND MINUTE_SECOND CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP "
+    "CURRENT_USER LOCALTIME LOCALTIMESTAMP UTC_DATE UTC_TIME UTC_TIMESTAMP FROM FOR LEADING TRAILING BOTH "
+    "SEPARATOR ORDER BY ASC DESC DISTINCT").split())
+
+
+def _check_names(returned: str, values: dict[str, str]) -> None:
+    """1235 for a body naming what is neither a parameter nor a word of an expression (a column
+    of the calling statement's would be read: MariaDB's is 1054), a subquery's names aside."""
+    if re.search(r"\bSELECT\b", returned, re.I):
+        return
+    tokens = _Body(returned).tokens
+    for k, tok in enumerate(tokens):
+        if tok.kind not in ("word", "ident") or tok.text.strip("`").lower() in values:
+            continue
+        if k + 1 < len(tokens) and tokens[k + 1].text in ("(", ".") or k and tokens[k - 1].text == ".":
+            continue  # (a function, a qualified name's parts: SQLite or the engine refuses them)
+        if tok.kind == "ident" or tok.upper not in _EXPRESSION_WORDS:
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"the name {tok.text} in a stored function")
+
+
 def _close(tokens, at: int) -> int:
     """The index of the `)` closing the `(` at `at`."""
     depth = 0
@@ -618,6 +642,7 @@ def _expand(sql: str, find, database: str | None, stack: tuple, top: bool, home:
             # its tables are its database's, not the statement's; a column of the statement as an
             # argument would be read as the subquery's own column of that name
             raise SQLError(ER_NOT_SUPPORTED_YET, "a stored function reading tables with these arguments")
+        _check_names(returned, values)
         inner = _expand(bind(returned, values), find, routine.schema, (*stack, routine.key), False, home)
         value = _stored(f"({inner})", body.span(start, close + 1), routine.returns, routine)
         edits.append((start, close + 1, f"mysql_returned({value}, {mysql_ident(routine.returns)})"))

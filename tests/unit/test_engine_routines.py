@@ -111,6 +111,8 @@ async def test_a_function_returning_an_expression_is_called_where_an_expression_
     assert await error(engine, db, "SELECT test.nope(1)") == 1305
     assert await error(engine, db, "SELECT tag('abcd', 1)") == 1406  # (strict: too long for VARCHAR(3))
     assert await error(engine, db, "SELECT nope_body()") == 1235
+    await run(engine, db, "CREATE FUNCTION outer_a(x INT) RETURNS INT RETURN x + a")  # (MariaDB: 1054 at the call)
+    assert await error(engine, db, "SELECT outer_a(1) FROM t") == 1235
     assert await error(engine, db, "SELECT mysql_returned(1, `int`)") == 1305  # (the expansion's own words)
     assert await rows(engine, db, "SELECT 'mysql_returned(1)'") == [("mysql_returned(1)",)]
     # the text a statement is planned from; the binlog keeps the statement as written
