@@ -1165,6 +1165,10 @@ class _Typer:
     def call(self, toks: list[Token], i: int, word: str) -> tuple[ColumnType, int]:
         if word in ("CAST", "CONVERT"):
             return self.cast(toks, i, word)
+        if word in ("MYSQL_RETURNED", "MYSQL_ASSIGNED"):  # a stored function's value, its argument: of
+            end = _skip_parens(toks, i + 1)  # the declared type (`routines.expand_calls`)
+            from engine.routines import returned_type
+            return returned_type(toks[end - (4 if toks[end - 2].kind == "word" else 2)].text.strip("`")), end
         if word in ("COUNT",):
             ct, end = int_type(21, _CONSTANT_FLAGS), _skip_parens(toks, i + 1)
             return ct, _after_window(toks, end)
@@ -1329,6 +1333,9 @@ class _Typer:
             ct = _unify(candidates)
             if ct.type == FieldType.NEWDECIMAL:  # (a DECIMAL column's own definition is not binary)
                 ct = replace(ct, flags=ct.flags | ColumnFlag.BINARY)
+            if word in ("MIN", "MAX") and ct.type == FieldType.LONG and ct.length > 9 and inner \
+                    and inner[0].is_word("MYSQL_RETURNED"):  # (a stored function's INT(11): Item_sum_min_max's
+                ct = replace(ct, type=FieldType.LONGLONG)  # type_handler_long_or_longlong, not a field's)
             if word in ("MIN", "MAX", "ANY_VALUE", "NULLIF"):  # (NULL over no rows, or when equal; binary unless characters)
                 ct = replace(ct, flags=ct.flags & ~ColumnFlag.NOT_NULL | (ColumnFlag.BINARY if ct.charset == CHARSET_BINARY
                                                                            else 0))

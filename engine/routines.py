@@ -12,18 +12,35 @@ statement of its own, with the parameters and locals it names written in as Mari
 writes them, NAME_CONST('name', value), so the binlog holds what MariaDB's holds and a replica
 runs it alike; CALL itself is never binlogged. Loops, cursors, handlers, SIGNAL and nested blocks
 are made and kept (a dump loads) and CALL of them is MariaDB's 1235. A stored function can be
-made, listed, shown and dropped; calling one is 1235 (`server.routines.function_call_refused`).
+made, listed, shown and dropped; one whose body is `RETURN expr` (or BEGIN RETURN expr; END) is
+called in a SELECT / INSERT / UPDATE / DELETE / REPLACE / DO by writing the call out where it stands
+(`expand_calls`), before the statement is planned: expr with each parameter replaced by its
+argument as a column of the parameter's type stores it under the caller's sql_mode
+(mysql_assigned(value, `name`, `type`): `mysql_store`, 1264 / 1366 / 1406 as MariaDB's; a type
+`values.target` does not check, a CAST), the value stored alike into the RETURNS type under the
+sql_mode the function was made with and typed as it (mysql_returned(value, `type`), `exprtypes`);
+a select item holding a call named as written. The binlog keeps the statement as written, as
+MariaDB's does, and a replica expands the call alike. Any other body is 1235 at the call, as is a
+call where the statement is not one of those (`server.routines.function_call_refused`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import asdict, dataclass, field
 
+from engine import values
 from engine.catalog import TokenCursor, parse_column
+from engine.coltypes import ColumnType, declared_type
 from engine.lexer import extract, literal_texts, mysql_ident, tokenize
-from protocol.errors import ER_NOT_SUPPORTED_YET, ER_SP_WRONG_NO_OF_ARGS, SQLError
+from protocol.errors import (
+    ER_NOT_SUPPORTED_YET,
+    ER_SP_DOES_NOT_EXIST,
+    ER_SP_WRONG_NO_OF_ARGS,
+    SQLError,
+)
 
 ROUTINE_PREFIX = "\x00routine:"  # catalog keys of routines: never a table name
 
@@ -414,3 +431,262 @@ def bind(text: str, values: dict[str, str]) -> str:
     if not replaced:
         return text
     return parsed.span(0, len(tokens), replaced)
+
+
+# --- calls of stored functions ----------------------------------------------------------------
+
+_EXPANDED_HEADS = ("SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "DO", "WITH", "VALUES")
+_NAMES_A_TABLE = ("INTO", "INSERT", "REPLACE", "TABLE", "UPDATE", "JOIN", "FROM")  # `t (cols)`, not a call
+_ITEM_ENDS = ("FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "UNION", "INTO", "WINDOW", "FOR")
+_INTEGERS = {"tinyint", "smallint", "mediumint", "int", "integer", "bigint"}
+_CHARACTERS = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext"}
+_REALS = {"double", "float", "real"}
+
+
+_FUNCTION_KEY = f"{ROUTINE_PREFIX}FUNCTION:"
+_MARKER = re.compile(r"\bmysql_(?:returned|assigned)\s*\(", re.I)
+_QUALIFIED_CALL = re.compile(r"[\w`]\s*\.\s*(?:\w+|`[^`]+`)\s*\(")
+_known: list = [None, frozenset()]  # the last `Engine.routines` asked about (replaced, never changed, on DDL)
+
+
+def may_call(kept: dict[str, dict[str, Routine]], sql: str) -> bool:
+    """Whether `sql` may call a stored function (`expand_calls` has something to do): it names
+    one that a database keeps."""
+    if "(" not in sql:
+        return False
+    if _known[0] is not kept:
+        _known[:] = kept, frozenset(key[len(_FUNCTION_KEY):] for schema in kept.values() for key in schema
+                                    if key.startswith(_FUNCTION_KEY))
+    names = _known[1]
+    if names:
+        lowered = sql.lower()
+        return any(name in lowered for name in names)
+    return False
+
+
+def qualified_call_error(sql: str, find, database: str | None) -> SQLError | None:
+    """For a statement the engine cannot parse: MariaDB's 1305 where it calls `db.f(...)` that
+    db does not keep (the parser's error is then not MariaDB's), else None."""
+    if _QUALIFIED_CALL.search(sql) is None:
+        return None
+    try:
+        expand_calls(sql, find, database)
+    except SQLError as exc:
+        return exc if exc.code == ER_SP_DOES_NOT_EXIST.code else None
+    return None
+
+
+def refuse_markers(sql: str, database: str | None) -> None:
+    """MariaDB's 1305 for a client's own call of `expand_calls`' markers (functions it lacks)."""
+    lowered = sql.lower()  # (every statement passes here: two substring tests before the regex)
+    if ("mysql_returned" not in lowered and "mysql_assigned" not in lowered) or _MARKER.search(sql) is None:
+        return
+    tokens = _Body(sql).tokens
+    for k, tok in enumerate(tokens[:-1]):
+        if tok.is_word("MYSQL_RETURNED", "MYSQL_ASSIGNED") and tokens[k + 1].text == "(":
+            raise SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION", f"{database}.{tok.text}" if database else tok.text)
+
+
+def _cast_type(type_text: str) -> str:
+    """The CAST target converting a value as a variable of the declared type holds it (1235 for
+    a type not converted here)."""
+    column = _column(type_text)
+    base = column.base if column is not None else ""
+    if base in _INTEGERS:
+        return "UNSIGNED" if column.unsigned else "SIGNED"
+    if base == "decimal":
+        return f"DECIMAL({','.join(column.args or ['10'])})"
+    if base in _CHARACTERS:
+        return f"CHAR({column.args[0]})" if column.args and base in ("char", "varchar") else "CHAR"
+    if base in _REALS:
+        return "DOUBLE"
+    if base in ("date", "datetime", "time"):
+        return base.upper() + (f"({column.args[0]})" if column.args else "")
+    raise SQLError(ER_NOT_SUPPORTED_YET, f"a stored function's {type_text} value")
+
+
+def _stored(value: str, name: str, type_text: str, routine: Routine | None = None) -> str:
+    """`value` as stored into a column `name` of the type (mysql_assigned: MariaDB's 1264, 1366,
+    1406 in strict mode, else adjusted with a warning) where `values.target` checks the type, else
+    CAST to it. An argument is stored under the caller's sql_mode, the value a `routine` returns
+    under the sql_mode it was made with, as MariaDB's."""
+    target = _cast_type(type_text)
+    if assigned_target(name, type_text, False) is None:
+        return f"CAST({value} AS {target})"
+    mode = "" if routine is None else ", strict" if "STRICT_" in routine.sql_mode.upper() else ", lax"
+    return f"mysql_assigned({value}, {mysql_ident(name)}, {mysql_ident(type_text)}{mode})"
+
+
+def assigned_target(name: str, type_text: str, lax: bool) -> str | None:
+    """mysql_assigned's `mysql_store` key: a column `name` of the declared type, named in errors
+    as MariaDB names a routine's variable (``.``.`name`), stored `lax` (adjusted, warned of) or
+    strictly; None for a type stored unchecked."""
+    column = _column(type_text)
+    if column is None:
+        raise SQLError(ER_NOT_SUPPORTED_YET, f"a stored function's {type_text} value")
+    column.name = name
+    return values.target(column, f"``.``.{mysql_ident(name)}", lax)
+
+
+def returned_type(type_text: str) -> ColumnType:
+    """A stored function's value's result column: its RETURNS type's, NULL allowed."""
+    column = _column(type_text)
+    if column is None:
+        raise SQLError(ER_NOT_SUPPORTED_YET, f"a stored function's {type_text} value")
+    return declared_type(column.base, column.args, column.unsigned, False)
+
+
+def _returned(routine: Routine) -> str:
+    """The expression of a body `RETURN expr` or `BEGIN RETURN expr; END` (1235 for another)."""
+    body = _Body(routine.body)
+    tokens = body.tokens
+    start, end = 0, len(tokens)
+    if tokens and tokens[0].is_word("BEGIN") and tokens[-1].is_word("END"):
+        start, end = 1, end - 1
+        while end > start and tokens[end - 1].kind == "op" and tokens[end - 1].text == ";":
+            end -= 1
+    if end - start < 2 or not tokens[start].is_word("RETURN") or body.statement_end(start) < end:
+        raise SQLError(ER_NOT_SUPPORTED_YET, "this stored function's body")
+    return body.span(start + 1, end)
+
+
+_EXPRESSION_WORDS = frozenset((
+    "NULL TRUE FALSE AND OR XOR NOT IS IN LIKE ESCAPE BETWEEN CASE WHEN THEN ELSE END DIV MOD AS INTERVAL BINARY "
+    "COLLATE USING UNKNOWN REGEXP RLIKE SOUNDS SIGNED UNSIGNED INTEGER INT CHAR CHARACTER VARCHAR DECIMAL DOUBLE "
+    "DATE DATETIME TIME TIMESTAMP YEAR MONTH DAY HOUR MINUTE SECOND MICROSECOND WEEK QUARTER YEAR_MONTH DAY_HOUR "
+    "DAY_MINUTE DAY_SECOND HOUR_MINUTE HOUR_SECOND MINUTE_SECOND CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP "
+    "CURRENT_USER LOCALTIME LOCALTIMESTAMP UTC_DATE UTC_TIME UTC_TIMESTAMP FROM FOR LEADING TRAILING BOTH "
+    "SEPARATOR ORDER BY ASC DESC DISTINCT").split())
+
+
+def _check_names(returned: str, values: dict[str, str]) -> None:
+    """1235 for a body naming what is neither a parameter nor a word of an expression (a column
+    of the calling statement's would be read: MariaDB's is 1054), a subquery's names aside."""
+    if re.search(r"\bSELECT\b", returned, re.I):
+        return
+    tokens = _Body(returned).tokens
+    for k, tok in enumerate(tokens):
+        if tok.kind not in ("word", "ident") or tok.text.strip("`").lower() in values:
+            continue
+        if k + 1 < len(tokens) and tokens[k + 1].text in ("(", ".") or k and tokens[k - 1].text == ".":
+            continue  # (a function, a qualified name's parts: SQLite or the engine refuses them)
+        if tok.kind == "ident" or tok.upper not in _EXPRESSION_WORDS:
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"the name {tok.text} in a stored function")
+
+
+def _close(tokens, at: int) -> int:
+    """The index of the `)` closing the `(` at `at`."""
+    depth = 0
+    for k in range(at, len(tokens)):
+        if tokens[k].kind == "op" and tokens[k].text in "()":
+            depth += 1 if tokens[k].text == "(" else -1
+            if depth == 0:
+                return k
+    return len(tokens) - 1
+
+
+def expand_calls(sql: str, find, database: str | None) -> str:
+    """`sql` (a SELECT, INSERT, UPDATE, DELETE, REPLACE, DO or WITH; else as it is) with each call
+    of a stored function written out (see the module's header): `find(schema, name)` the stored
+    function or None. An unqualified name names the database's function (else it is left to the
+    engine: a built-in one, or its 1305); `db.f(...)` 1305 when db keeps no f. A select item that
+    is a call alone is named as written, as MariaDB names its column."""
+    head = sql.lstrip()[:8].upper()
+    if not head.startswith(_EXPANDED_HEADS) or "(" not in sql:
+        return sql
+    return _expand(sql, find, database, (), True, database)
+
+
+def _expand(sql: str, find, database: str | None, stack: tuple, top: bool, home: str | None) -> str:
+    """`expand_calls` of `sql`, whose unqualified calls name `database`'s functions, inside the
+    calls of `stack`; `home`: the statement's database, where the tables it names are found."""
+    body = _Body(sql)
+    tokens = body.tokens
+    edits: list[tuple[int, int, str]] = []  # tokens[start:end] written as the text
+    k = 0
+    while k < len(tokens):
+        tok = tokens[k]
+        if not (k + 1 < len(tokens) and tokens[k + 1].kind == "op" and tokens[k + 1].text == "("
+                and tok.kind in ("word", "ident")):
+            k += 1
+            continue
+        start, schema = k, database
+        qualified = k >= 2 and tokens[k - 1].text == "." and tokens[k - 2].kind in ("word", "ident")
+        if qualified:
+            start, schema = k - 2, tokens[k - 2].text.strip("`")
+        elif k and tokens[k - 1].text == ".":
+            k += 1
+            continue
+        if start and tokens[start - 1].is_word(*_NAMES_A_TABLE) or schema is None:
+            k += 1
+            continue
+        name = tok.text.strip("`")
+        routine = find(schema, name)
+        if routine is None:
+            if qualified:
+                raise SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION", f"{schema}.{name}")
+            k += 1
+            continue
+        if routine.key in stack:  # MariaDB's 1424 (recursion): not run here
+            raise SQLError(ER_NOT_SUPPORTED_YET, "a recursive stored function")
+        close = _close(tokens, k + 1)
+        args = [] if close == k + 2 else [
+            _expand(body.span(a + k + 2, b + k + 2), find, database, stack, False, home)
+            for a, b in _cut_top(tokens[k + 2:close], body.shape)]
+        check_arguments(routine, len(args))
+        values = {p.name.lower(): _stored(f"({arg})", p.name, p.type)
+                  for p, arg in zip(routine.parsed, args, strict=True)}
+        returned = _returned(routine)
+        if re.search(r"\bSELECT\b", returned, re.I) and (routine.schema != home or not all(
+                tok.kind in ("param", "op", "var") or tok.is_word("NULL", "TRUE", "FALSE")
+                for tok in tokens[k + 2:close])):
+            # its tables are its database's, not the statement's; a column of the statement as an
+            # argument would be read as the subquery's own column of that name
+            raise SQLError(ER_NOT_SUPPORTED_YET, "a stored function reading tables with these arguments")
+        _check_names(returned, values)
+        inner = _expand(bind(returned, values), find, routine.schema, (*stack, routine.key), False, home)
+        value = _stored(f"({inner})", body.span(start, close + 1), routine.returns, routine)
+        edits.append((start, close + 1, f"mysql_returned({value}, {mysql_ident(routine.returns)})"))
+        k = close + 1
+    if not edits:
+        return sql
+    if top:
+        edits = sorted(edits + _item_names(body, [start for start, _, _ in edits]))
+    out, at = [], 0
+    for start, end, text in edits:
+        out.append(body.span(at, start) if start > at else "")
+        out.append(" " + text + " ")
+        at = end
+    if at < len(tokens):
+        out.append(body.span(at, len(tokens)))
+    return "".join(out)
+
+
+def _item_names(body: _Body, calls: list[int]) -> list[tuple[int, int, str]]:
+    """The aliases that name each select item holding a call at a token of `calls` (without its
+    own alias) as written, as MariaDB names its column: insertions after the item."""
+    tokens = body.tokens
+    found, depth, first, in_items = [], 0, None, False
+
+    def item_end(last: int) -> None:
+        if first is None or last < first or not any(first <= c <= last for c in calls):
+            return
+        named = last - first >= 2 and tokens[last - 1].is_word("AS") or tokens[last].kind in ("word", "ident") \
+            and last > first and (tokens[last - 1].text == ")" or tokens[last - 1].kind in ("word", "ident", "param"))
+        if not named:
+            found.append((last + 1, last + 1, "AS " + mysql_ident(body.span(first, last + 1))))
+
+    for k, tok in enumerate(tokens):
+        if tok.kind == "op" and tok.text in "()":
+            depth += 1 if tok.text == "(" else -1
+        elif depth == 0 and tok.is_word("SELECT"):
+            in_items, first = True, k + 1
+        elif depth == 0 and in_items and (tok.text == "," or tok.is_word(*_ITEM_ENDS)):
+            item_end(k - 1)
+            in_items = tok.text == ","
+            first = k + 1
+        elif in_items and k == first and tok.is_word("DISTINCT", "ALL", "STRAIGHT_JOIN", "SQL_CALC_FOUND_ROWS"):
+            first = k + 1
+    if in_items:
+        item_end(len(tokens) - 1)
+    return found

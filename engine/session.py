@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from engine import charset_literals, coltypes, explain, fixedbin, functions, values
+from engine import charset_literals, coltypes, explain, fixedbin, functions, routines, values
 from engine.admin import AsSelect, Logged, checksum_answer, run_admin
 from engine.catalog import SERVER_COLLATION, TokenCursor, View, mysql_literal, sql_literal
 from engine.checksum import ChecksumTables
@@ -312,12 +312,24 @@ class Session:
         try:
             return await self._execute(sql, context, lock_reads)
         except SyntaxError_ as exc:
-            raise exc.with_literals(sql) from None
+            raise routines.qualified_call_error(sql, self._function, self._database) or exc.with_literals(sql) from None
         except SQLError as exc:
             placed = in_clause(with_literal_texts(exc, sql), sql)
             if placed is exc:
                 raise
             raise placed from None
+
+    def _expanded(self, sql: str) -> str:
+        """`sql` with its stored functions' calls written out (`routines.expand_calls`); the
+        statement binlogged stays `sql`, as MariaDB's."""
+        engine = self.engine
+        routines.refuse_markers(sql, self._database)
+        if not routines.may_call(engine.routines, sql):
+            return sql
+        return routines.expand_calls(sql, self._function, self._database)
+
+    def _function(self, schema: str, name: str) -> routines.Routine | None:
+        return self.engine.routine(schema, "FUNCTION", name)
 
     def _plan(self, sql: str) -> tuple[Plan, list[object]]:
         """The statement's plan and literals, without running it."""
@@ -328,7 +340,7 @@ class Session:
         """The statement's plan, its literals as the plan reads them, and the literals a replica's
         statement writes otherwise (`_charset_literals`)."""
         try:
-            shape, params = extract(sql)
+            shape, params = extract(self._expanded(sql))
             plan = self.engine.plan_for(shape, self._database, params, self.visible, self.live_reader)
         except SyntaxError_ as exc:
             raise exc.with_literals(sql) from None
@@ -359,7 +371,7 @@ class Session:
         key = (plan.sql, engine._catalog_version)
         touched = engine._accesses.get(key)
         if touched is None:
-            args = self._args(plan, params, None, int(time.time()), sql)
+            args = self._args(plan, params, None, int(time.time()), self._expanded(sql))
             touched = await engine._on_reader(engine._pool.access, plan, args)
             if len(engine._accesses) >= PLAN_CACHE_SIZE:
                 engine._accesses.clear()
@@ -381,6 +393,7 @@ class Session:
             plan, params = self._plan(sql)
             if plan.kind != "select" or not plan.inline or plan.calc_found or self._locks(plan):
                 return None
+            sql = self._expanded(sql)  # (the text whose literals `params` are)
             args = self._args(plan, params, None, self._now(None), sql)
             self._rand_for(plan, None)
             answer = self.engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, self._read_view())
@@ -436,17 +449,20 @@ class Session:
 
     async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine
-        shape, params = extract(sql)
+        expanded = self._expanded(sql)
+        shape, params = extract(expanded)
         mode = self.write_mode if context is None else write_mode(context.sql_mode)
         plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader, mode)
         params, logged = self._charset_literals(plan, params)
+        if logged and expanded is not sql:  # (its literals are numbered in the expanded text)
+            raise SQLError(ER_NOT_SUPPORTED_YET, "a stored function's call with these literals")
         kind = plan.kind
         if kind == "write":
-            return await self._write(sql, plan, params, context, logged)
+            return await self._write(sql, plan, params, context, logged, expanded)
         if kind == "select":
             if plan.into_vars:
-                return self._into(plan.into_vars, await self._select(sql, plan, params, context, lock_reads))
-            return await self._select(sql, plan, params, context, lock_reads)
+                return self._into(plan.into_vars, await self._select(expanded, plan, params, context, lock_reads))
+            return await self._select(expanded, plan, params, context, lock_reads)
         if kind == "begin":
             committed = await self._end_transaction(commit=True)
             self._begin_now()
@@ -471,10 +487,10 @@ class Session:
         if kind == "admin":
             return await self._admin(sql, shape, params, context)
         if kind == "explain":
-            return await self._explain(sql, shape, params, context)
+            return await self._explain(expanded, shape, params, context)
         if kind == "do":  # DO expr, ...: the SELECT of them (the same literals), its rows dropped
             select = engine.plan_for(_do_select(shape), self._database, params, self.visible, self.live_reader)
-            done = await self._select(sql, select, params, context, lock_reads=False)
+            done = await self._select(expanded, select, params, context, lock_reads=False)
             return self._result(warnings=done.warnings)
         return self._result()
 
@@ -927,18 +943,19 @@ class Session:
             self._holds_lock = True
         if not self._in_txn:
             self._begin_now()
-        write = self._write_args(sql, plan, params, None, logged)
+        write = self._write_args(sql, plan, params, None, logged, self._expanded(sql))
         return self._written(write, *self.engine._w_write(*write.call(False)))
 
-    def _write_args(self, sql: str, plan: Plan, params, context, logged: dict[int, str]) -> _Write:
+    def _write_args(self, sql: str, plan: Plan, params, context, logged: dict[int, str], expanded: str) -> _Write:
         """A write's plan (the found-rows variant), arguments and what its binlog entry carries
-        (`logged`: the literals it writes otherwise, `_charset_literals`)."""
+        (`logged`: the literals it writes otherwise, `_charset_literals`); `expanded`: the text
+        planned (`_expanded`), whose literals `params` are, the binlog's `sql`."""
         if plan.changed is not None:
             plan = plan.found if self.found_rows else plan.changed
         timestamp = self._now(context)
-        args = self._args(plan, params, context, timestamp, sql)
+        args = self._args(plan, params, context, timestamp, expanded)
         rand_seed = self._rand_for(plan, context)
-        written = sql  # as the client wrote it: RETURNING's names read its literals
+        written = expanded  # as the client wrote it: RETURNING's names read its literals
         if logged:
             sql = charset_literals.logged(sql, logged)
         if plan.sysvars:  # the binlog carries the values read here, not the names
@@ -948,13 +965,13 @@ class Session:
         return _Write(self, plan, args, sql, written, params, context, timestamp, rand_seed, last_id, micros,
                       self._modes(context))
 
-    async def _write(self, sql: str, plan: Plan, params, context, logged: dict[int, str]) -> Result:
+    async def _write(self, sql: str, plan: Plan, params, context, logged: dict[int, str], expanded: str) -> Result:
         engine = self.engine
         if self._read_only:
             if self._in_txn:
                 raise SQLError(ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION)
             self._read_only = False  # (its transaction ended by a DDL's implicit commit)
-        write = self._write_args(sql, plan, params, context, logged)
+        write = self._write_args(sql, plan, params, context, logged, expanded)
         if not self.autocommit and not self._in_txn:
             self._begin_now()
         end = not self._in_txn

@@ -43,6 +43,7 @@ from engine import (
     fixedbin,
     infoschema,
     perfschema,
+    routines,
     strfuncs,
     values,
     viewcols,
@@ -2108,6 +2109,8 @@ class Translator:
             self.uses_rand = True
         if word == "NAME_CONST":
             return self.emit_name_const(i)
+        if word in ("MYSQL_RETURNED", "MYSQL_ASSIGNED"):  # a stored function's value, its argument
+            return self.emit_routine_value(i, word)
         if word == "COERCIBILITY":
             return self.emit_coercibility(i)
         if word == "SFORMAT":
@@ -2856,6 +2859,24 @@ class Translator:
             self.emit_range(a, b)
         if len(spans) > 1:
             self.out.append(")")
+
+    def emit_routine_value(self, i: int, word: str) -> int:
+        """`routines.expand_calls`' markers: mysql_returned(value, `type`) the value (typed by
+        `exprtypes`), mysql_assigned(value, `name`, `type` [, strict | lax]) a value stored
+        as into a column of the declared type under the statement's sql_mode, or the one said
+        (`values.target`: strict, 1406 for a string too long, as MariaDB's)."""
+        j, split = self.close_of(i)
+        toks = self.tokens
+        key = mode = None
+        if word == "MYSQL_ASSIGNED":
+            mode = toks[j - 1] if toks[j - 1].kind == "word" else None  # (strict | lax: the routine's)
+            key = routines.assigned_target(toks[split + 1].text.strip("`"), toks[j - (1 if mode is None else 3)].text.strip("`"),
+                                           mode.is_word("LAX") if mode else bool(self.write_mode & LAX_VALUES))
+        # (the value returned: its errors and warnings name row 0, as a trigger's SET NEW.col's)
+        self.out.append("(" if key is None else "mysql_store((" if mode is None else "mysql_store_assigned((")
+        self.emit_range(i + 2, split)
+        self.out.append(")" if key is None else "), '" + key.replace("'", "''") + "')")
+        return j + 1
 
     def emit_cast(self, i: int, word: str) -> int:
         toks = self.tokens

@@ -228,7 +228,8 @@ async def call(session: ClientSession, sql: str, keyword: str) -> Any:
 
 def function_call_refused(session: ClientSession, error: SQLError) -> SQLError:
     """The engine's 1305 for a function it lacks: MariaDB's 1235 where the database keeps a stored
-    function of that name (calling one is not run here), else the error itself."""
+    function of that name (a call the engine does not write out, `engine.routines.expand_calls`:
+    in a statement other than a SELECT, INSERT, UPDATE, DELETE, REPLACE or DO), else the error itself."""
     if error.code != ER_SP_DOES_NOT_EXIST.code or not error.message.startswith("FUNCTION "):
         return error
     schema, _, name = error.message[len("FUNCTION "):].rpartition(" does not exist")[0].rpartition(".")

@@ -93,3 +93,39 @@ def test_a_routine_body_is_one_statement():
             "END IF; CASE 1 WHEN 1 THEN SELECT 1; END CASE; WHILE 0 DO SELECT 1; END WHILE; END")
     func = "CREATE FUNCTION f() RETURNS INT RETURN 1"
     assert split_statements(f"{proc}; {func}; SELECT 2") == [proc, func, "SELECT 2"]
+
+
+async def test_a_function_returning_an_expression_is_called_where_an_expression_stands(engine, db):
+    await run(engine, db, "CREATE FUNCTION twice(a INT) RETURNS INT DETERMINISTIC RETURN a * 2")
+    await run(engine, db, "CREATE FUNCTION tag(s VARCHAR(3), n INT) RETURNS VARCHAR(10) BEGIN RETURN CONCAT(s, n); END")
+    await run(engine, db, "CREATE FUNCTION t(a INT) RETURNS INT RETURN twice(twice(a))")  # (named as the table)
+    await run(engine, db, "CREATE FUNCTION nope_body() RETURNS INT BEGIN DECLARE i INT DEFAULT 1; RETURN i; END")
+    await run(engine, db, "INSERT INTO t (id, a, s) VALUES (1, twice(2.6), tag('ab', 1))")
+    await run(engine, db, "INSERT INTO test.t(id, a) VALUES (2, test.t(1))")
+    await run(engine, db, "UPDATE t SET a = twice(a) WHERE id = twice(1) - 1")
+    assert await rows(engine, db, "SELECT id, a, s, twice(id) FROM t ORDER BY id") == [
+        (1, 12, "ab1", 2), (2, 4, None, 4)]
+    result = await run(engine, db, "SELECT twice(21), tag(NULL, 1) AS x")
+    assert (result.columns, result.rows) == (["twice(21)", "x"], [(42, None)])
+    assert await error(engine, db, "SELECT twice(1, 2)") == 1318
+    assert await error(engine, db, "SELECT test.nope(1)") == 1305
+    assert await error(engine, db, "SELECT tag('abcd', 1)") == 1406  # (strict: too long for VARCHAR(3))
+    assert await error(engine, db, "SELECT nope_body()") == 1235
+    await run(engine, db, "CREATE FUNCTION outer_a(x INT) RETURNS INT RETURN x + a")  # (MariaDB: 1054 at the call)
+    assert await error(engine, db, "SELECT outer_a(1) FROM t") == 1235
+    assert await error(engine, db, "SELECT mysql_returned(1, `int`)") == 1305  # (the expansion's own words)
+    assert await rows(engine, db, "SELECT 'mysql_returned(1)'") == [("mysql_returned(1)",)]
+    # the text a statement is planned from; the binlog keeps the statement as written
+    assert routines.expand_calls("CREATE VIEW v AS SELECT twice(1)", lambda s, n: None, "test") == \
+        "CREATE VIEW v AS SELECT twice(1)"
+
+
+async def test_a_function_reading_a_table_is_called_from_its_own_database_only(engine, db):
+    await run(engine, db, "INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b')")
+    await run(engine, db, "CREATE FUNCTION total(k INT) RETURNS INT RETURN (SELECT SUM(a) FROM t WHERE id <= k)")
+    await run(engine, db, "CREATE DATABASE other")
+    await run(engine, db, "CREATE TABLE other.t (id INT PRIMARY KEY, a INT)")
+    assert await rows(engine, db, "SELECT total(2), test.total(1)") == [(30, 10)]
+    assert await error(engine, db, "SELECT total(id) FROM t") == 1235  # (id would be the subquery's)
+    db.database = "other"  # (its `t` would be other.t: MariaDB reads test.t)
+    assert await error(engine, db, "SELECT test.total(2)") == 1235
