@@ -184,10 +184,16 @@ class SessionFunctions:
         self.warnings.append((max(self.stored_rows.values(), default=0) + 0.5, *warning))
 
     def start_statement(self) -> None:
-        if self.interrupted.is_set():  # (no lock taken when unset; a KILL racing this stays set)
-            self.interrupted.clear()
+        # (`interrupted` is not cleared here: a KILL QUERY that came after its statement began
+        # but before the engine reached this point stays; the session clears it when the
+        # statement ends, `clear_interrupt`)
         self.stored_rows.clear()
         self.trigger_assigned = None
+
+    def clear_interrupt(self) -> None:
+        """The statement a KILL QUERY was for has ended: the next one runs."""
+        if self.interrupted.is_set():  # (no lock taken when unset)
+            self.interrupted.clear()
 
     def interrupt(self) -> None:
         """KILL QUERY: end a SLEEP()/GET_LOCK() wait, or stop the running read (SQLite's

@@ -1378,6 +1378,10 @@ class Session:
         if self._lock_wait is not None:
             self._lock_wait.cancel()
 
+    def clear_interrupt(self) -> None:
+        """The statement `interrupt` was for has ended (the session's statement boundary)."""
+        self._fx.clear_interrupt()
+
     async def close(self) -> None:
         """Roll back an open transaction, release the writer lock and the named locks."""
         functions.LOCKS.release_all(self._fx)

@@ -753,6 +753,13 @@ class ClientSession(asyncio.Protocol):
         """KILL of one's own connection: the statement's answer is sent, then the connection ends."""
         self._killed = True
 
+    def _end_kill(self) -> None:
+        """The statement (or command) a KILL QUERY or max_statement_time ended is over: the
+        engine session's interrupt, which its statements do not clear, is cleared with it."""
+        self._query_killed = False
+        if self.engine_session is not None:
+            self.engine_session.clear_interrupt()
+
     def kill_query(self) -> None:
         """KILL QUERY: the running statement fails with ER_QUERY_INTERRUPTED -- at once when it
         runs in a role (cancelled), else (engine, role.commit) when it reaches the next
@@ -927,7 +934,7 @@ class ClientSession(asyncio.Protocol):
                     await self._other_command(event)
             finally:
                 self._busy = False
-                self._query_killed = False
+                self._end_kill()
                 self.info = None
                 if self.command in ("Query", "Execute", "Sleep"):
                     now = time.monotonic()
@@ -1287,7 +1294,8 @@ class ClientSession(asyncio.Protocol):
                 self._statement_timer.cancel()
                 self._statement_timer = None
             if self._timed_out:  # the limit ends this statement only, unlike KILL QUERY
-                self._timed_out = self._query_killed = False
+                self._timed_out = False
+                self._end_kill()
 
     def run_read_now(self, statement: str, keyword: str) -> Any:
         """`run_statement` of a read the engine answers on the loop at once (`engine Session
@@ -1718,6 +1726,8 @@ class ClientSession(asyncio.Protocol):
         self._next_isolation = True
 
     async def _engine_execute(self, sql: str, lock_reads: bool = True) -> Any:
+        if self._query_killed:  # (a KILL QUERY between `run_statement`'s check and here)
+            raise SQLError(ER_QUERY_INTERRUPTED)
         self._in_engine = True
         try:
             result = await self.engine_session.execute(sql, lock_reads=lock_reads)

@@ -181,7 +181,23 @@ async def test_interrupt_ends_a_sleep_and_a_long_read_with_1317(engine, db):
     with pytest.raises(SQLError) as e:
         await asyncio.wait_for(task, 10)
     assert e.value.code == 1317
+    db.clear_interrupt()  # (the session's statement boundary)
     assert await one(db, "SELECT count(*) FROM n") == (400,)  # the session goes on
+
+
+async def test_an_interrupt_before_the_statement_reaches_the_engine_still_ends_it(engine, db):
+    """KILL QUERY of a statement the processlist shows but whose engine work has not begun (under
+    load, the loop runs the KILL between them): the read still ends with 1317 when it starts, not
+    after its whole run; the interrupt holds until the session clears it at the statement's end."""
+    await run(engine, db, "CREATE TABLE n (i INT PRIMARY KEY)")
+    await run(engine, db, "INSERT INTO n VALUES " + ",".join(f"({i})" for i in range(400)))
+    db.interrupt()
+    start = time.monotonic()
+    with pytest.raises(SQLError) as e:
+        await asyncio.wait_for(db.execute("SELECT count(*) FROM n a, n b, n c, n d"), 30)
+    assert e.value.code == 1317 and time.monotonic() - start < 10
+    db.clear_interrupt()
+    assert await one(db, "SELECT count(*) FROM n") == (400,)
 
 
 async def test_interrupt_ends_a_wait_for_the_writer_lock(engine, db):
@@ -195,6 +211,7 @@ async def test_interrupt_ends_a_wait_for_the_writer_lock(engine, db):
     with pytest.raises(SQLError) as e:
         await asyncio.wait_for(task, 10)
     assert e.value.code == 1317
+    db.clear_interrupt()
     await run(engine, holder, "COMMIT")
     await run(engine, db, "INSERT INTO t (v) VALUES ('after')")
     assert [r[0] for r in (await db.execute("SELECT v FROM t WHERE id > 3 ORDER BY id")).rows] == ["held", "after"]
