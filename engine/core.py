@@ -225,8 +225,7 @@ _INSERT_HEAD = re.compile(
 _UPSERT_AFTER_SELECT = " WHERE true ON CONFLICT DO UPDATE SET "  # (Translator: INSERT ... SELECT ... ON DUPLICATE)
 _NUMBERED = "SELECT *, ? + row_number() OVER () - 1 FROM "  # (Translator: INSERT ... SELECT numbering ids)
 _SUM = rf'(?:\?|{_IDENT})(?: [+-] (?:\?|{_IDENT}))*'
-# (an UPDATE's literal, stored per row updated: a negative number's is `mysql_dec_neg( ? )`)
-_STORED = rf"mysql_store\(\( (?:{_SUM}|mysql_dec_neg\( \? \)) \), '(?:[^']|'')*'\)"
+_STORED = rf"mysql_store\(\( {_SUM} \), '(?:[^']|'')*'\)"
 _VALUE = (rf"(?:{_SUM}|{_STORED}|iif\(typeof\(\( {_SUM} \)\) = 'integer' AND \( {_SUM} \) BETWEEN -?\d+ AND \d+, "
           rf"\( {_SUM} \), {_STORED}\))")
 _SET = rf'"(?:[^"]|"")*" = {_VALUE}'

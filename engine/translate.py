@@ -471,8 +471,8 @@ class Translator:
         self.uses_last_id = False
         self.uses_rand = False
         self.uses_fraction = False  # reads NOW_US
-        # emitting UPDATE's or ON DUPLICATE KEY UPDATE's assignments: a literal is stored (and
-        # refused, 1406 ...) per row updated, none where no row matches (MariaDB's)
+        # emitting ON DUPLICATE KEY UPDATE's assignments: a literal is stored (and refused,
+        # 1406 ...) per row updated, none where no row matches (MariaDB's)
         self.stored_per_row = False
         self.into_vars: tuple[str, ...] = ()  # SELECT ... INTO @a, ... (`take_into`)
         self.calc_found = False  # SQL_CALC_FOUND_ROWS
@@ -4166,7 +4166,7 @@ class Translator:
         """A literal (a `_binary` or typed literal too) assigned to `col`: an argument the engine
         converts as the column stores it (`engine.values.store`: strict mode). False for
         expressions."""
-        if self.stored_per_row:  # UPDATE's, ON DUPLICATE KEY UPDATE's: stored (and refused) only for a row it updates
+        if self.stored_per_row:  # ON DUPLICATE KEY UPDATE's: stored (and refused) only for a row it updates
             return False
         toks = self.tokens
         start, end = span
@@ -4403,9 +4403,7 @@ class Translator:
         self.out.append("SET")
         set_cols = {toks[k].text.lower() for k in range(i, len(toks) - 1)
                     if toks[k + 1].text == "=" and toks[k].kind in ("word", "ident")}
-        self.stored_per_row = True
         i = self.emit_assignments(i + 1, len(toks), table, frozenset({"WHERE", "ORDER", "LIMIT"}))
-        self.stored_per_row = False
         if self.out[-1] == "SET":  # only generated columns assigned (IGNORE, LAX_VALUES): no change
             base = next(c for c in table.columns if c.generated is None)
             self.out.append(f"{quote_ident(base.name)} = {quote_ident(base.name)}")

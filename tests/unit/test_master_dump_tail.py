@@ -176,13 +176,17 @@ async def test_the_dumps_that_keep_up_share_each_published_groups_batch(tmp_path
     for _, slave, _ in dumps:
         await collect(slave, lambda packets: len(packets) >= 2)  # the artificial ROTATE, the FD
     received: list[list] = [[], []]
-    for group in range(3):
+    for group in range(4):
         append_transactions(writer, 2, 10 * group)
         writer.write_group(sync=False)
         batches.seen.clear()
         end.publish(writer.end_position, writer.last_group)
         for (_, slave, dump), packets in zip(dumps, received, strict=True):
             packets += await collect(slave, lambda packets, dump=dump: dump.pos == writer.end_position.pos)
+        if group == 0:
+            # (the first group after the dumps' start: a dump that has not yet come to wait at
+            # the published end reads it from the file, which is not keeping up)
+            continue
         params = [dump.param for _, _, dump in dumps]
         assert [param for param, _ in batches.seen] == params, group
         shared = batches.seen[0][1]
