@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from engine import values
 from engine.catalog import TokenCursor, parse_column
 from engine.coltypes import ColumnType, declared_type
+from engine.exprtypes import closing
 from engine.lexer import extract, literal_texts, mysql_ident, tokenize
 from protocol.errors import (
     ER_NOT_SUPPORTED_YET,
@@ -574,17 +575,6 @@ def _check_names(returned: str, values: dict[str, str]) -> None:
             raise SQLError(ER_NOT_SUPPORTED_YET, f"the name {tok.text} in a stored function")
 
 
-def _close(tokens, at: int) -> int:
-    """The index of the `)` closing the `(` at `at`."""
-    depth = 0
-    for k in range(at, len(tokens)):
-        if tokens[k].kind == "op" and tokens[k].text in "()":
-            depth += 1 if tokens[k].text == "(" else -1
-            if depth == 0:
-                return k
-    return len(tokens) - 1
-
-
 def expand_calls(sql: str, find, database: str | None) -> str:
     """`sql` (a SELECT, INSERT, UPDATE, DELETE, REPLACE, DO or WITH; else as it is) with each call
     of a stored function written out (see the module's header): `find(schema, name)` the stored
@@ -629,7 +619,7 @@ def _expand(sql: str, find, database: str | None, stack: tuple, top: bool, home:
             continue
         if routine.key in stack:  # MariaDB's 1424 (recursion): not run here
             raise SQLError(ER_NOT_SUPPORTED_YET, "a recursive stored function")
-        close = _close(tokens, k + 1)
+        close = closing(tokens, k + 1)
         args = [] if close == k + 2 else [
             _expand(body.span(a + k + 2, b + k + 2), find, database, stack, False, home)
             for a, b in _cut_top(tokens[k + 2:close], body.shape)]
