@@ -867,7 +867,7 @@ class Session:
             await self._lock_taken()
             return
         loop = asyncio.get_running_loop()
-        limit = self.engine.lock_wait_timeout if timeout is None else timeout
+        limit = self._lock_wait_limit() if timeout is None else timeout
         deadline = loop.time() + limit
         self._wait_started = time.time()
         if across:
@@ -900,6 +900,15 @@ class Session:
             if across:
                 settle.wanted -= 1
         await self._lock_taken()
+
+    def _lock_wait_limit(self) -> float:
+        """How long a write waits for the writer lock: the session's innodb_lock_wait_timeout
+        (the shell's variable, read when a wait begins), else the engine's."""
+        if self.sysvar_reader is not None:
+            seconds = self.sysvar_reader("@@innodb_lock_wait_timeout")
+            if isinstance(seconds, int):
+                return float(seconds)
+        return self.engine.lock_wait_timeout
 
     def _take_free(self, across: bool) -> bool:
         """Take the writer lock now if nothing need be waited for (`_acquire`'s first step): it

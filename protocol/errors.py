@@ -30,6 +30,8 @@ ER_CANT_GET_STAT = MySQLError(13, "HY000", "Can't get stat of '%s' (Errcode: %s)
 ER_WRONG_FIELD_TERMINATORS = MySQLError(1083, "42000", "Field separator argument is not what is expected; check the manual")
 ER_TEXTFILE_NOT_READABLE = MySQLError(1085, "HY000", "The file '%s' must be in the database directory or be readable by all")
 ER_FILE_EXISTS_ERROR = MySQLError(1086, "HY000", "File '%s' already exists")
+ER_TABLE_NOT_LOCKED_FOR_WRITE = MySQLError(1099, "HY000", "Table '%s' was locked with a READ lock and can't be updated")
+ER_TABLE_NOT_LOCKED = MySQLError(1100, "HY000", "Table '%s' was not locked with LOCK TABLES")
 ER_WARN_DEPRECATED_SYNTAX = MySQLError(1287, "HY000", "'%s' is deprecated and will be removed in a future release. Please use %s instead")
 ER_WARN_DEPRECATED_SYNTAX_NO_REPLACEMENT = MySQLError(
     1287, "HY000", "'%s' is deprecated and will be removed in a future release")

@@ -185,6 +185,7 @@ class Admin:
             "INSTALL": self.install_plugin,
             "UNINSTALL": self.uninstall_plugin,
             "FLUSH": self.flush,
+            "LOCK": self.lock,
             "UNLOCK": self.unlock,
             "SHUTDOWN": self.shutdown,
             "BINLOG": self.binlog_statement,
@@ -948,10 +949,19 @@ class Admin:
             raise SQLError(ER_NOT_SUPPORTED_YET, "BINLOG of events other than FORMAT_DESCRIPTION")
         return _OK
 
+    async def lock(self, session: ClientSession, sql: str, keyword: str) -> Any:
+        """LOCK TABLE[S] (server/table_locks.py)."""
+        await session.lock_tables(sql)
+        return _OK
+
     async def unlock(self, session: ClientSession, sql: str, keyword: str) -> Any:
-        """UNLOCK TABLES: ends this session's FLUSH TABLES WITH READ LOCK (if any)."""
-        session.unlock_backup()
-        return None  # the engine answers UNLOCK TABLES (nothing else to undo)
+        """UNLOCK TABLE[S]: ends this session's LOCK TABLES and FLUSH TABLES WITH READ LOCK."""
+        t = Tokens(sql)
+        t.expect_word("UNLOCK")
+        t.expect_word("TABLE", "TABLES")
+        t.expect_end()
+        await session.unlock_tables()
+        return _OK
 
 
     async def help_statement(self, session: ClientSession, sql: str, keyword: str) -> Any:

@@ -100,6 +100,7 @@ from typing import TYPE_CHECKING, Any
 from engine import coltypes
 from engine.coltypes import ColumnType
 from engine.errors import IntoFile
+from engine.lexer import mysql_ident
 from protocol.auth import make_salt
 from protocol.binary import COM_STMT_EXECUTE, STMT_COMMANDS, ResultHead
 from protocol.charsets import (
@@ -130,6 +131,7 @@ from protocol.errors import (
     ER_LOCK_WAIT_TIMEOUT,
     ER_NET_PACKET_TOO_LARGE,
     ER_NET_READ_ERROR,
+    ER_NO_SUCH_TABLE,
     ER_OPTION_PREVENTS_STATEMENT,
     ER_QUERY_INTERRUPTED,
     ER_SERVER_SHUTDOWN,
@@ -176,6 +178,7 @@ from server import (
     load_data,
     processlist,
     routines,
+    table_locks,
     transactions,
 )
 from server import sql as sqltext
@@ -189,6 +192,7 @@ from server.prepared import (
     result_columns,
 )
 from server.privileges import Privileges
+from server.table_locks import TableLocks
 from server.tls import TlsChannel
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account, shown
 from server.variables import Scope, select_value
@@ -204,6 +208,9 @@ _IN_TRANS = int(ServerStatus.IN_TRANS)
 _MORE = int(ServerStatus.MORE_RESULTS_EXISTS)
 
 # Statements refused on a read-only role (first keyword).
+# The statements a session holding LOCK TABLES has checked against its locks
+_LOCK_CHECKED_DML = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH", "TABLE", "VALUES"})
+_LOCK_CHECKED_DDL = frozenset({"CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME"})
 WRITE_KEYWORDS = frozenset({
     "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "LOAD",
 })
@@ -380,6 +387,7 @@ class ClientSession(asyncio.Protocol):
         self._received: Any = None  # a command (or its RemoteProtocolError) read on receipt, for the task
         self._declined = False  # `_run_now` declined the COM_QUERY in `_received` (`_query_on_receipt`)
         self._backup_lock: object | None = None  # FLUSH TABLES WITH READ LOCK: the writer lock's owner
+        self.table_locks: TableLocks | None = None  # LOCK TABLES (server/table_locks.py)
         self._next_isolation = False  # SET TRANSACTION (no scope) set the next transaction's level
         self._in_commit = False
         self._in_engine = False
@@ -848,6 +856,11 @@ class ClientSession(asyncio.Protocol):
         es = self.engine_session
         if es is not None and es.in_transaction:
             await self._engine_execute("COMMIT")
+        await self._hold_writer()
+
+    async def _hold_writer(self) -> None:
+        """Hold the engine's writer lock until `unlock_backup` (FLUSH TABLES WITH READ LOCK, LOCK
+        TABLES of READ locks only)."""
         engine = self.server.engine
         owner = object()
         try:
@@ -859,6 +872,59 @@ class ClientSession(asyncio.Protocol):
             raise SQLError(ER_LOCK_WAIT_TIMEOUT) from None
         self._backup_lock = owner
 
+    async def lock_tables(self, sql: str) -> None:
+        """LOCK TABLES (server/table_locks.py): the privileges, an implicit commit, the earlier
+        locks ended, every table known (1146; a view's tables locked with it), then held."""
+        tables = table_locks.parse(sql, self.database)
+        if self.privileges is not None:
+            await self.privileges.check(sql, "LOCK")
+        await self.unlock_tables()
+        es = self.engine_session
+        if es is not None and es.in_transaction:
+            await self._engine_execute("COMMIT")
+        engine = self.server.engine
+        for (schema, _), (name, mode) in list(tables.items()):
+            if engine.view(schema, name) is not None and es is not None:
+                access = await es.access(f"SELECT * FROM {mysql_ident(schema)}.{mysql_ident(name)}")
+                for under_schema, under, _column in access.reads:
+                    tables.setdefault((under_schema, under.lower()), (under, mode))
+            elif engine.table(schema, name) is None:
+                raise SQLError(ER_NO_SUCH_TABLE, schema, name)
+        locks = TableLocks(tables)
+        if locks.all_read:
+            await self._hold_writer()
+        self.table_locks = locks
+
+    async def unlock_tables(self) -> None:
+        """UNLOCK TABLES (and BEGIN under LOCK TABLES): the table locks and a FLUSH TABLES WITH
+        READ LOCK ended; a transaction begun under table locks committed."""
+        if self.table_locks is not None:
+            self.table_locks = None
+            es = self.engine_session
+            if es is not None and es.in_transaction:
+                await self._engine_execute("COMMIT")
+        self.unlock_backup()
+
+    async def _locked_statement(self, sql: str, keyword: str) -> None:
+        """A statement of a session holding table locks, checked against them before it runs
+        (server/table_locks.py); BEGIN / START TRANSACTION ends them."""
+        locks = self.table_locks
+        assert locks is not None
+        first = keyword.partition(" ")[0]
+        if keyword in ("BEGIN", "START TRANSACTION"):
+            self.table_locks = None
+            self.unlock_backup()
+        elif first in _LOCK_CHECKED_DML and self.engine_session is not None:
+            try:
+                access = await self.engine_session.access(sql)
+            except SQLError:
+                return  # a statement the engine cannot plan (SELECT ... INTO OUTFILE ...) runs as it would
+            locks.check_access(access.writes, access.reads)
+        elif first in _LOCK_CHECKED_DDL:
+            locks.check_ddl(sql, self.database)
+        elif first in ("SHOW", "DESCRIBE", "DESC"):
+            locks.check_show(sql, self.database)
+
     def unlock_backup(self) -> None:
         if self._backup_lock is not None and self.server.engine.writer_lock.owner is self._backup_lock:
             self.server.engine.writer_lock.release()
@@ -866,6 +932,7 @@ class ClientSession(asyncio.Protocol):
 
     async def _finish(self) -> None:
         self.prepared.close_all()
+        self.table_locks = None
         self.unlock_backup()
         self.close()
         es, self.engine_session = self.engine_session, None
@@ -1401,7 +1468,7 @@ class ClientSession(asyncio.Protocol):
         way: no KILL QUERY pending, no next-transaction isolation to restore, an account with
         every privilege, no statement time limit, no role statement (None: none, as the caller
         decided)."""
-        return not (self._query_killed or self._next_isolation or not self._all_privileges
+        return not (self._query_killed or self._next_isolation or not self._all_privileges or self.table_locks
                     or self.sysvars.get("max_statement_time") or self.select_limit is not None
                     or keyword is not None and self.server.role.claims(keyword))
 
@@ -1594,6 +1661,8 @@ class ClientSession(asyncio.Protocol):
                 required = STATEMENT_PRIVILEGES["SHOW REPLICAS"]
             if required is not None:
                 self.require(*required)
+        if self.table_locks is not None and keyword.partition(" ")[0] not in ("LOCK", "UNLOCK"):
+            await self._locked_statement(sql, keyword)
         if keyword.startswith("LOAD"):  # LOAD DATA [LOCAL] INFILE: a file into a table
             return await load_data.load_data(self, sql)
         if keyword == "CREATE TABLE" and "SELECT" in sql.upper():  # CREATE TABLE ... SELECT
