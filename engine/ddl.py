@@ -56,6 +56,7 @@ from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
     ER_BAD_TABLE_ERROR,
+    ER_BINLOG_CREATE_ROUTINE_NEED_SUPER,
     ER_BINLOG_UNSAFE_ROUTINE,
     ER_CANT_CREATE_FILE,
     ER_CANT_CREATE_TABLE,
@@ -207,6 +208,9 @@ class DdlParser:
         # the account running the statement as a DEFINER writes it (`user`@`host`), None where
         # none logged in (a replica's applier: the statement names its definer)
         self.current_user: str | None = None
+        # a client's CREATE FUNCTION rule: () -> (it applies, the account holds SUPER); None where
+        # none logged in (`check_function_creator`)
+        self.creator_checks: Callable[[], tuple[bool, bool]] | None = None
         self.catalog = catalog
         self.schemas = schemas
         # foreign_key_checks=0 (mariadb-dump's): a foreign key may reference a table not made yet,
@@ -432,10 +436,6 @@ class DdlParser:
         routine.body = self.written_from(cur.i)
         cur.i = len(cur.tokens)
         routine.parsed = routines.parse_params(params, kind)
-        if (kind == "FUNCTION" and self.current_user is not None and not routine.deterministic
-              and routine.access not in ("NO SQL", "READS SQL DATA")):
-            # (the binlog is always on, log_bin_trust_function_creators OFF; a replica's applier makes it)
-            raise SQLError(ER_BINLOG_UNSAFE_ROUTINE)
         if schema not in self.schemas:
             raise SQLError(ER_BAD_DB_ERROR, schema)
         logged = routine.show_create("CREATE OR REPLACE" if replace else "CREATE",
@@ -446,7 +446,24 @@ class DdlParser:
             if if_not_exists:
                 return DdlAction(schema, noop=True, notes=[SQLError(ER_SP_ALREADY_EXISTS, kind, name)], logged=logged)
             raise SQLError(ER_SP_ALREADY_EXISTS, kind, name)
+        if kind == "FUNCTION":
+            self.check_function_creator(routine)
         return DdlAction(schema, put_routines=[routine], logged=logged)
+
+    def check_function_creator(self, routine: Routine) -> None:
+        """MariaDB's binlog rule for a client's CREATE FUNCTION (sp.cc's sp_create_routine), where
+        `creator_checks` says it applies (the binlog open, log_bin_trust_function_creators OFF):
+        1418 for a function none of DETERMINISTIC, NO SQL, READS SQL DATA, whoever makes it, then
+        1419 for an account without SUPER."""
+        if self.creator_checks is None:
+            return
+        applies, trusted = self.creator_checks()
+        if not applies:
+            return
+        if routines.unsafe_to_log(routine):
+            raise SQLError(ER_BINLOG_UNSAFE_ROUTINE)
+        if not trusted:
+            raise SQLError(ER_BINLOG_CREATE_ROUTINE_NEED_SUPER)
 
     def returned_type(self, start: int, end: int) -> str:
         """A function's RETURNS type as MariaDB shows it (its column type's text; a string's with

@@ -274,9 +274,9 @@ ENGINE_ROW = ("InnoDB", "DEFAULT", "Transactional tables on SQLite (one writer a
 # The `mysql` schema's tables a server shell answers, with MariaDB 10.11's columns:
 # `mysql.global_priv` (its accounts, their global privileges as MariaDB's access bits),
 # `mysql.user` (MariaDB's view over global_priv: a column per privilege bit, the limits and the
-# authentication), the grants below the global level (`db`, `tables_priv`; `columns_priv`,
-# `procs_priv`, `proxies_priv` and `roles_mapping` hold nothing here: no column, routine, proxy or
-# role grants exist); live rows, read under their names.
+# authentication), the grants below the global level (`db`, `tables_priv`, `procs_priv`;
+# `columns_priv`, `proxies_priv` and `roles_mapping` hold nothing here: no column, proxy or role
+# grants exist); live rows, read under their names.
 MYSQL = "mysql"
 PERFORMANCE_SCHEMA = "performance_schema"
 _MYSQL_DECLARED_TEXT = {

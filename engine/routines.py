@@ -19,7 +19,8 @@ argument as a column of the parameter's type stores it under the caller's sql_mo
 (mysql_assigned(value, `name`, `type`): `mysql_store`, 1264 / 1366 / 1406 as MariaDB's; a type
 `values.target` does not check, a CAST), the value stored alike into the RETURNS type under the
 sql_mode the function was made with and typed as it (mysql_returned(value, `type`), `exprtypes`);
-a select item holding a call named as written. The binlog keeps the statement as written, as
+a select item holding a call named as written; a SQL SECURITY DEFINER function's CURRENT_USER
+its definer (`_as_definer`). The binlog keeps the statement as written, as
 MariaDB's does, and a replica expands the call alike. Any other body is 1235 at the call, as is a
 call where the statement is not one of those (`server.routines.function_call_refused`).
 """
@@ -179,6 +180,18 @@ def _type_sizes(type_text: str) -> tuple:
     return (None,) * 7
 
 
+_DEFINER = re.compile(r"`((?:[^`]|``)*)`@`((?:[^`]|``)*)`")
+
+
+def definer_parts(definer: str) -> tuple[str, str]:
+    """A DEFINER as kept (`user`@`host`) -> (user, host)."""
+    found = _DEFINER.fullmatch(definer)
+    if found is None:
+        user, _, host = definer.rpartition("@")
+        return user.strip("`'"), host.strip("`'")
+    return found.group(1).replace("``", "`"), found.group(2).replace("``", "`")
+
+
 def catalog_key(kind: str, name: str) -> str:
     return f"{ROUTINE_PREFIX}{kind}:{name.lower()}"
 
@@ -214,6 +227,13 @@ def parse_params(text: str, kind: str) -> list[Param]:
             raise SQLError(ER_NOT_SUPPORTED_YET, "this parameter list")
         params.append(Param(mode, tokens[start].text.strip("`"), parsed.span(start + 1, end)))
     return params
+
+
+def unsafe_to_log(routine: Routine) -> bool:
+    """A function none of DETERMINISTIC, NO SQL, READS SQL DATA: what MariaDB's 1418 refuses to
+    make, or to call under binlog_format STATEMENT, with the binlog on and
+    log_bin_trust_function_creators OFF."""
+    return not routine.deterministic and routine.access not in ("NO SQL", "READS SQL DATA")
 
 
 def check_arguments(routine: Routine, count: int) -> None:
@@ -551,6 +571,33 @@ def _returned(routine: Routine) -> str:
     return body.span(start + 1, end)
 
 
+def _as_definer(returned: str, definer: str) -> str:
+    """`returned` with CURRENT_USER [()] read as the DEFINER's account ('user@host'), as a SQL
+    SECURITY DEFINER function's body reads it."""
+    if "current_user" not in returned.lower():
+        return returned
+    body = _Body(returned)
+    tokens = body.tokens
+    account = "@".join(definer_parts(definer)).replace("\\", "\\\\").replace("'", "''")
+    replaced: dict[int, str] = {}
+    for k, tok in enumerate(tokens):
+        if tok.is_word("CURRENT_USER"):
+            replaced[k] = f"'{account}'"
+            if k + 2 < len(tokens) and tokens[k + 1].text == "(" and tokens[k + 2].text == ")":
+                replaced[k + 1] = replaced[k + 2] = ""
+    return body.span(0, len(tokens), replaced) if replaced else returned
+
+
+def body_select(routine: Routine) -> str | None:
+    """A function's RETURN expression as a SELECT with its parameters NULL, where it reads tables
+    (holds a SELECT): what its body reads, for a privilege check; None where it reads none (1235
+    for a body not run here)."""
+    returned = _returned(routine)
+    if re.search(r"\bSELECT\b", returned, re.I) is None:
+        return None
+    return "SELECT " + bind(returned, {param.name.lower(): "NULL" for param in routine.parsed})
+
+
 _EXPRESSION_WORDS = frozenset((
     "NULL TRUE FALSE AND OR XOR NOT IS IN LIKE ESCAPE BETWEEN CASE WHEN THEN ELSE END DIV MOD AS INTERVAL BINARY "
     "COLLATE USING UNKNOWN REGEXP RLIKE SOUNDS SIGNED UNSIGNED INTEGER INT CHAR CHARACTER VARCHAR DECIMAL DOUBLE "
@@ -627,6 +674,8 @@ def _expand(sql: str, find, database: str | None, stack: tuple, top: bool, home:
         values = {p.name.lower(): _stored(f"({arg})", p.name, p.type)
                   for p, arg in zip(routine.parsed, args, strict=True)}
         returned = _returned(routine)
+        if routine.security == "DEFINER":
+            returned = _as_definer(returned, routine.definer)
         if re.search(r"\bSELECT\b", returned, re.I) and (routine.schema != home or not all(
                 tok.kind in ("param", "op", "var") or tok.is_word("NULL", "TRUE", "FALSE")
                 for tok in tokens[k + 2:close])):

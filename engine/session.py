@@ -78,6 +78,7 @@ from protocol.errors import (
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
+    ER_BINLOG_UNSAFE_ROUTINE,
     ER_BINLOG_UNSAFE_STATEMENT,
     ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION,
     ER_DIVISION_BY_ZERO,
@@ -219,6 +220,9 @@ class Session:
         # USER() (user@host of the client) and CURRENT_USER() (the account), as the server logged in
         self.user_text = ""
         self.current_user_text = ""
+        # CREATE FUNCTION's binlog rule for a client's session, the shell's: () -> (it applies,
+        # the account holds SUPER) (`engine.ddl.DdlParser.check_function_creator`)
+        self.creator_checks: Callable[[], tuple[bool, bool]] | None = None
         # the rows of information_schema's server views (PROCESSLIST, the system and status
         # variables: infoschema.LIVE) as this session may see them, by view name (set by the
         # server shell, which owns the sessions and variables; None: those views are empty)
@@ -329,7 +333,15 @@ class Session:
         return routines.expand_calls(sql, self._function, self._database)
 
     def _function(self, schema: str, name: str) -> routines.Routine | None:
-        return self.engine.routine(schema, "FUNCTION", name)
+        """The stored function a call names; MariaDB's 1418 for a client's call of one unsafe to
+        log under binlog_format STATEMENT (Item_sp::execute_impl: the binlog on,
+        log_bin_trust_function_creators OFF)."""
+        routine = self.engine.routine(schema, "FUNCTION", name)
+        if (routine is not None and self.creator_checks is not None and routines.unsafe_to_log(routine)
+                and self.sysvar_reader is not None and self.sysvar_reader("@@binlog_format") == "STATEMENT"
+                and self.creator_checks()[0]):
+            raise SQLError(ER_BINLOG_UNSAFE_ROUTINE)
+        return routine
 
     def _plan(self, sql: str) -> tuple[Plan, list[object]]:
         """The statement's plan and literals, without running it."""
@@ -1277,6 +1289,7 @@ class Session:
             if self.current_user_text:
                 user, _, host = self.current_user_text.rpartition("@")
                 parser.current_user = account_text(user, host)
+                parser.creator_checks = self.creator_checks
             return parsing(parser.parse)
 
         parsed = parse()  # a syntax error commits nothing

@@ -350,6 +350,11 @@ def register(server: Server) -> None:
         SystemVariable("read_only", dynamic=True, check=check_bool, getter=lambda: server.role.read_only,
                        on_set=lambda value: _set_read_only(server, value)),
         SystemVariable("log_bin", False),
+        # a client's CREATE FUNCTION / TRIGGER with the binlog on (1418 / 1419): engine.ddl, server/privileges.py
+        SystemVariable("log_bin_trust_function_creators", False, G, dynamic=True, check=check_bool),
+        # CREATE PROCEDURE / FUNCTION grants its account EXECUTE, ALTER ROUTINE on it, DROP takes
+        # every account's grants on it (server/routines.py)
+        SystemVariable("automatic_sp_privileges", True, G, dynamic=True, check=check_bool),
         # MariaDB's GTID state, asked for by its clients (mariadb-dump --master-data, replicas):
         # this server writes no GTIDs, so every position is empty.
         SystemVariable("gtid_binlog_pos", "", G),

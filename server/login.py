@@ -162,6 +162,7 @@ def _open_engine_session(session: ClientSession) -> None:
     engine_session.user_text = f"{session.user}@{session.host}"
     engine_session.current_user_text = f"{session.account.user}@{session.account.host}"
     engine_session.live_reader = session.read_infoschema
+    engine_session.creator_checks = session.creator_checks
     session.engine_charsets()
     session.engine_sql_mode()
     # CLIENT_FOUND_ROWS (PyMySQL's default): UPDATE reports matched rather than changed rows.

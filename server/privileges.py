@@ -3,7 +3,9 @@
 Contract
 - A session whose account holds ALL PRIVILEGES never reaches this module: `ClientSession`
   keeps `privileges = None` for it and tests that one attribute, so the hot path (sysbench,
-  root) pays nothing -- no authorizer, no second parse.
+  root) pays nothing -- no authorizer, no second parse -- except for a statement that may call a
+  stored function (`engine.routines.may_call`): a SQL SECURITY DEFINER function's body reads as
+  its definer whoever calls it (`check_definers`).
 - `Privileges.check(sql, first)` runs before the engine sees an engine statement (SELECT, DML,
   DDL, SHOW/DESCRIBE answered from the catalog, LOCK TABLES). It raises the `SQLError` MariaDB
   raises, or returns a `Verdict`: whether a locking read may lock, and which rows of a SHOW
@@ -28,6 +30,10 @@ Contract
   the tables it reads (`_definer_views`); an INVOKER view's tables are checked as the
   statement's own. performance_schema tables, inlined as empty subqueries SQLite never reports,
   are found in the statement's names (`_performance_schema_reads`).
+- Stored functions a SELECT or DML calls: EXECUTE on each (1370) once the tables are checked; a
+  SQL SECURITY DEFINER function's body reads its tables as its definer (SELECT wanted of the
+  definer, 1142 naming it), not as the caller, like a DEFINER view's; an INVOKER function's are
+  the statement's own. Inside a DEFINER procedure `acting` is the definer's account.
 - Locking reads: MariaDB 10.11 lets an account with SELECT run SELECT ... FOR UPDATE / LOCK IN
   SHARE MODE (MySQL 8.0 also wants UPDATE, DELETE or LOCK TABLES). The engine locks with its one
   writer lock, not row locks, so such a read would stall every writer of every table; an account
@@ -47,17 +53,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine import perfschema
+from engine import perfschema, routines
 from engine.lexer import SyntaxError_, Token, extract, mysql_ident, tokenize
+from engine.routines import Routine
 from protocol.errors import (
     ER_BINLOG_CREATE_ROUTINE_NEED_SUPER,
     ER_COLUMNACCESS_DENIED_ERROR,
     ER_DBACCESS_DENIED_ERROR,
+    ER_NO_SUCH_USER,
     ER_PROCACCESS_DENIED_ERROR,
     ER_TABLEACCESS_DENIED_ERROR,
     SQLError,
 )
-from server.users import ORDER, SUPER, Account
+from server.users import ALL, ORDER, SUPER, Account
 
 if TYPE_CHECKING:
     from engine.results import Access
@@ -82,7 +90,8 @@ _SET_GLOBAL_NEEDS: dict[str, tuple[str, ...]] = {
     "read_only": ("READ_ONLY ADMIN",),
     **dict.fromkeys(("connect_timeout", "init_connect", "max_connect_errors", "max_connections"),
                     (SUPER, "CONNECTION ADMIN")),
-    **dict.fromkeys(("binlog_format", "max_binlog_size", "sync_binlog", "sql_log_bin"), (SUPER, "BINLOG ADMIN")),
+    **dict.fromkeys(("binlog_format", "max_binlog_size", "sync_binlog", "sql_log_bin",
+                     "log_bin_trust_function_creators"), (SUPER, "BINLOG ADMIN")),
     **dict.fromkeys(("gtid_domain_id", "server_id"), (SUPER, "REPLICATION MASTER ADMIN")),
     **dict.fromkeys(("gtid_slave_pos", "gtid_strict_mode", "relay_log_purge", "slave_commit_wait_usec",
                       "slave_net_timeout"),
@@ -113,14 +122,26 @@ Need = tuple[str | None, str, tuple[str, ...]]  # (database, table, privileges i
 class Privileges:
     """The checks of one session whose account lacks ALL PRIVILEGES."""
 
-    def __init__(self, session: ClientSession) -> None:
+    def __init__(self, session: ClientSession, acting: Account | None = None) -> None:
         self.session = session
+        # a SQL SECURITY DEFINER routine's account: whose privileges are checked, and named in errors
+        self.acting = acting
 
     @property
     def account(self) -> Account:
-        account = self.session.account
+        account = self.acting or self.session.account
         assert account is not None
         return account
+
+    @property
+    def user(self) -> str:
+        """The user errors name: the client's, or the definer's inside its routine."""
+        return self.session.user if self.acting is None else self.acting.user
+
+    @property
+    def host(self) -> str:
+        """The host 1142 / 1143 name: the client's address, or the definer's host inside its routine."""
+        return self.session.host if self.acting is None else self.acting.host
 
     def sees_database(self, db: str) -> bool:
         return self.account.sees_database(db)
@@ -137,10 +158,10 @@ class Privileges:
 
     def _table_denied(self, missing: set[str] | tuple[str, ...], db: str, table: str) -> SQLError:
         named = ", ".join(sorted(missing, key=lambda p: ORDER.index(p) if p in ORDER else -1))
-        return SQLError(ER_TABLEACCESS_DENIED_ERROR, named, self.session.user, self.session.host, db, table)
+        return SQLError(ER_TABLEACCESS_DENIED_ERROR, named, self.user, self.host, db, table)
 
     def _db_denied(self, db: str, host: str | None = None) -> SQLError:
-        return SQLError(ER_DBACCESS_DENIED_ERROR, self.session.user, host or self.account.host, db)
+        return SQLError(ER_DBACCESS_DENIED_ERROR, self.user, host or self.account.host, db)
 
     def _require(self, needs: list[Need]) -> None:
         """1142 for the first (db, table, privileges) of `needs` lacking any of them; a table
@@ -189,8 +210,89 @@ class Privileges:
             raise
         if access.kind == "select" or access.kind == "write":
             views, behind = await self._definer_views(tokens)
-            return self._check_dml(sql, first, access, tokens, words, views, behind)
+            calls = self._stored_calls(sql)
+            through = await self._function_reads(calls, tokens) if calls else {}
+            for reads in through.values():
+                behind |= reads
+            verdict = self._check_dml(sql, first, access, tokens, words, views, behind)
+            for schema, name, _ in calls:  # (as mysqld: the tables first, then each function)
+                self.require_routine(schema, "FUNCTION", name, "EXECUTE")
+            self._check_bodies(calls, through)  # (then each body, as it runs)
+            return verdict
         return _ALLOWED
+
+    async def check_definers(self, sql: str) -> None:
+        """For an account with ALL: what each SQL SECURITY DEFINER function `sql` calls reads, as
+        its definer (1142 naming it, 1449 without one); a statement that cannot be planned is left
+        to the engine's error."""
+        try:
+            calls = [call for call in self._stored_calls(sql) if call[2].security == "DEFINER"]
+            through = await self._function_reads(calls, tokenize(extract(sql)[0])) if calls else {}
+        except (SQLError, SyntaxError_):
+            return
+        self._check_bodies(calls, through)
+
+    def _check_bodies(self, calls: list[tuple[str, str, Routine]],
+                      through: dict[tuple[str, str], set[tuple[str, str]]]) -> None:
+        """Each function of `calls` as it runs: an INVOKER one's reads (`_function_reads`) as
+        this account; a DEFINER one's as its definer, who needs EXECUTE on it too (1370 naming
+        the definer, as mysqld's check after its change of security context)."""
+        for schema, name, routine in calls:
+            checker = self if routine.security == "INVOKER" else self.as_definer(routine)
+            if checker is None:
+                continue
+            if checker is not self:
+                checker.require_routine(schema, "FUNCTION", name, "EXECUTE")
+            checker._require([(db, table, ("SELECT",)) for db, table in through.get((routine.schema, routine.key), ())])
+
+    def _stored_calls(self, sql: str) -> list[tuple[str, str, Routine]]:
+        """The stored functions `sql` calls ((database, name as written, function), once each)."""
+        engine = self.session.engine_session.engine
+        if not routines.may_call(engine.routines, sql):
+            return []
+        found: list[tuple[str, str, Routine]] = []
+
+        def find(schema: str, name: str) -> Routine | None:
+            routine = engine.routine(schema, "FUNCTION", name)
+            if routine is not None and all(r is not routine for _, _, r in found):
+                found.append((schema, name, routine))
+            return routine
+
+        routines.expand_calls(sql, find, self.session.database)
+        return found
+
+    async def _function_reads(self, calls: list[tuple[str, str, Routine]], tokens: list[Token]
+                              ) -> dict[tuple[str, str], set[tuple[str, str]]]:
+        """For each function of `calls` that reads tables, by (its database, `Routine.key`): the
+        tables it reads that the statement does not name, which MariaDB checks as the function
+        runs (against its definer for SQL SECURITY DEFINER), not with the statement's."""
+        named = {(db, name.lower()) for db, name in self._names(tokens)}
+        out = {}
+        for _, _, routine in calls:
+            select = routines.body_select(routine)
+            if select is None:
+                continue
+            access = await self.session.engine_session.access(select)
+            out[(routine.schema, routine.key)] = {(db, table) for db, table, _ in access.reads if (db, table.lower()) not in named}
+        return out
+
+    def as_definer(self, routine: Routine) -> Privileges | None:
+        """The checks of a SQL SECURITY DEFINER routine's body: its definer's (1449 without one),
+        None for a definer holding ALL."""
+        definer = definer_account(self.session, routine)
+        return None if definer.has(ALL) else Privileges(self.session, definer)
+
+    def _names(self, tokens: list[Token]) -> list[tuple[str, str]]:
+        """Every (database, name) the statement's words could name as a table, in its order."""
+        named: dict[tuple[str, str], None] = {}
+        for i, tok in enumerate(tokens):
+            if tok.kind not in ("word", "ident") or (i > 0 and tokens[i - 1].text == "."):
+                continue
+            qualified = i + 2 < len(tokens) and tokens[i + 1].text == "." and tokens[i + 2].kind in ("word", "ident")
+            db, name = (tok.text, tokens[i + 2].text) if qualified else (self.session.database, tok.text)
+            if db is not None:
+                named[(db, name)] = None
+        return list(named)
 
     async def _definer_views(self, tokens: list[Token]) -> tuple[list[tuple[str, str]], set[tuple[str, str]]]:
         """The SQL SECURITY DEFINER views the statement names, and the tables read only through
@@ -199,16 +301,10 @@ class Privileges:
         account that may read its tables)."""
         engine_session = self.session.engine_session
         engine = engine_session.engine
-        named: set[tuple[str, str]] = set()
+        names = self._names(tokens)
+        named = {(db, name.lower()) for db, name in names}
         views: list[tuple[str, str]] = []
-        for i, tok in enumerate(tokens):
-            if tok.kind not in ("word", "ident") or (i > 0 and tokens[i - 1].text == "."):
-                continue
-            qualified = i + 2 < len(tokens) and tokens[i + 1].text == "." and tokens[i + 2].kind in ("word", "ident")
-            db, name = (tok.text, tokens[i + 2].text) if qualified else (self.session.database, tok.text)
-            if db is None:
-                continue
-            named.add((db, name.lower()))
+        for db, name in names:
             view = engine.view(db, name)
             if view is not None and view.security == "DEFINER" and (db, view.name) not in views:
                 views.append((db, view.name))
@@ -255,7 +351,7 @@ class Privileges:
         self._require([(db, table, tuple(privileges)) for (db, table), privileges in ordered])
         for db, table, col in access.reads:
             if (db, table) in written and col and not account.holds("SELECT", db, table):
-                raise SQLError(ER_COLUMNACCESS_DENIED_ERROR, "SELECT", self.session.user, self.session.host,
+                raise SQLError(ER_COLUMNACCESS_DENIED_ERROR, "SELECT", self.user, self.host,
                                col, table)
         if access.locking and not all(
                 any(account.holds(p, db, table) for p in _LOCKERS) for (db, table) in needs):
@@ -294,26 +390,22 @@ class Privileges:
         cur = _Cursor(tokens, words, default)
         needs: list[Need] = []
         if _trigger_statement(words):
-            # with the binlog on, MariaDB's CREATE / DROP TRIGGER want SUPER (1419:
-            # log_bin_trust_function_creators OFF, its default), which holds every privilege a
-            # trigger's statements need (they run with no check of their own here)
-            if not self.account.holds(SUPER, "") and self.session.read_sysvar("@@log_bin") in (1, "1", "ON"):
+            # with the binlog on, MariaDB's CREATE / DROP TRIGGER want SUPER (1419) unless
+            # log_bin_trust_function_creators is ON; SUPER holds every privilege a trigger's
+            # statements need (they run with no check of their own here)
+            applies, trusted = self.session.creator_checks()
+            if applies and not trusted:
                 raise SQLError(ER_BINLOG_CREATE_ROUTINE_NEED_SUPER)
             return
-        routine = _routine_statement(words)
+        routine = routine_named(tokens, words, default)
         if routine is not None:
-            # CREATE ROUTINE / ALTER ROUTINE on the routine's database; with the binlog on, a
-            # function wants SUPER too (1419: log_bin_trust_function_creators OFF, its default)
-            cur.skip_to(routine)
-            cur.accept_seq("IF", "NOT", "EXISTS") or cur.accept_seq("IF", "EXISTS")
-            db, name = cur.table()
-            if db is not None and words[0] == "CREATE":
+            # CREATE ROUTINE on the routine's database, ALTER ROUTINE on the routine to DROP it; a
+            # function's 1418 / 1419 are the engine's, after its 1304 (`engine.ddl`)
+            verb, kind, db, name = routine
+            if db is not None and verb == "CREATE":
                 self._require_db(db, "CREATE ROUTINE")
             elif db is not None:
-                self.require_routine(db, name, "ALTER ROUTINE")
-            if routine == "FUNCTION" and words[0] == "CREATE" and not self.account.holds(SUPER, "") \
-                    and self.session.read_sysvar("@@log_bin") in (1, "1", "ON"):
-                raise SQLError(ER_BINLOG_CREATE_ROUTINE_NEED_SUPER)
+                self.require_routine(db, kind, name, "ALTER ROUTINE")
             return
         if cur.accept("CREATE"):
             replace = cur.accept_seq("OR", "REPLACE")
@@ -386,10 +478,11 @@ class Privileges:
             needs.append((*cur.table(), ("DROP",)))
         self._require(needs)
 
-    def require_routine(self, db: str, name: str, privilege: str) -> None:
-        """EXECUTE / ALTER ROUTINE of a stored routine (held on its database or globally): 1370."""
-        if not self.account.holds(privilege, db):
-            raise SQLError(ER_PROCACCESS_DENIED_ERROR, privilege.lower(), self.session.user, self.account.host,
+    def require_routine(self, db: str, kind: str, name: str, privilege: str) -> None:
+        """EXECUTE / ALTER ROUTINE of a stored routine (held globally, on its database or on the
+        routine): 1370 naming the routine as the statement does."""
+        if not self.account.holds_routine(privilege, db, kind, name):
+            raise SQLError(ER_PROCACCESS_DENIED_ERROR, privilege.lower(), self.user, self.account.host,
                            f"{db}.{name}")
 
     def _require_db(self, db: str, privilege: str) -> None:
@@ -446,7 +539,7 @@ class Privileges:
                 cur.accept_seq("IF", "NOT", "EXISTS")
                 db = cur.name()
                 if db.lower() != INFORMATION_SCHEMA and not account.sees_database(db):
-                    raise self._db_denied(db, self.session.host)
+                    raise self._db_denied(db, self.host)
             return _ALLOWED
         if cur.accept("COLUMNS", "FIELDS", "INDEX", "INDEXES", "KEYS"):
             cur.accept("FROM", "IN")
@@ -571,13 +664,32 @@ def _trigger_statement(words: list[str]) -> bool:
     return _object_kind(words) == "TRIGGER"
 
 
-def _routine_statement(words: list[str]) -> str | None:
-    """CREATE ... PROCEDURE / FUNCTION or DROP PROCEDURE / FUNCTION: that word (None for any
-    other statement)."""
-    if words[0] not in ("CREATE", "DROP"):
+def definer_account(session: ClientSession, routine: Routine) -> Account:
+    """The account a SQL SECURITY DEFINER routine runs as: its DEFINER's, found as MariaDB's
+    acl_getroot finds it (that user and host, else the account whose host pattern matches the
+    host); 1449 when there is none."""
+    user, host = routines.definer_parts(routine.definer)
+    users = session.server.users
+    account = users.get(user, host) or users.match(user, host)
+    if account is None:
+        raise SQLError(ER_NO_SUCH_USER, user, host)
+    return account
+
+
+def routine_named(tokens: list[Token], words: list[str], database: str | None
+                  ) -> tuple[str, str, str | None, str] | None:
+    """CREATE ... PROCEDURE / FUNCTION or DROP PROCEDURE / FUNCTION: (CREATE or DROP, the kind,
+    the routine's database (None without one), its name); None for any other statement."""
+    if not words or words[0] not in ("CREATE", "DROP"):
         return None
-    found = _object_kind(words)
-    return found if found in ("PROCEDURE", "FUNCTION") else None
+    kind = _object_kind(words)
+    if kind not in ("PROCEDURE", "FUNCTION"):
+        return None
+    cur = _Cursor(tokens, words, database)
+    cur.skip_to(kind)
+    cur.accept_seq("IF", "NOT", "EXISTS") or cur.accept_seq("IF", "EXISTS")
+    db, name = cur.table()
+    return words[0], kind, db, name
 
 
 class _Cursor:

@@ -10,6 +10,14 @@ Contract
   names written in as NAME_CONST(...) (`routines.bind`): privileges, read-only, the engine, the
   binlog (which thus holds each statement as MariaDB's does: CALL itself is never binlogged) and
   semi-sync apply to it as to a client's statement; under autocommit each commits on its own.
+- Security as MariaDB's: CALL wants EXECUTE on the procedure (globally, on its database or on
+  the routine: 1370). The arguments are evaluated as the caller; the body of a SQL SECURITY
+  DEFINER procedure (the default) runs with its DEFINER's account (`ClientSession.acting_as`:
+  its privileges, its name in errors, CURRENT_USER()), which needs EXECUTE on it too; 1449 when
+  no account is the definer; an INVOKER one's as the caller.
+- `after_ddl`: automatic_sp_privileges (ON by default): a client's CREATE PROCEDURE / FUNCTION
+  grants its account EXECUTE and ALTER ROUTINE on the routine where it lacks them, DROP takes
+  every account's grants on it; neither is binlogged (a replica's applier holds every privilege).
 - CALL through COM_STMT_EXECUTE is 1235 (PREPARE / EXECUTE in SQL run it as COM_QUERY does).
 - SELECT ... INTO local variables takes its one row (1172 for more, the note 1329 for none).
 - A statement that answers a result set (SELECT) sends it at once with SERVER_MORE_RESULTS_EXISTS;
@@ -38,6 +46,7 @@ from protocol.errors import (
 )
 from protocol.messages import OK, FieldType
 from server.prepared import literal as _literal
+from server.privileges import definer_account, routine_named
 from server.sql_prepared import using_literal
 
 if TYPE_CHECKING:
@@ -68,6 +77,7 @@ def _syntax(sql: str) -> SQLError:
     return SQLError(ER_PARSE_ERROR, sql[:80], 1)
 
 
+AUTOMATIC_GRANTS = ("EXECUTE", "ALTER ROUTINE")  # mysqld's DEFAULT_CREATE_PROC_ACLS
 _STRING_TYPES = ("CHAR", "VARCHAR", "TEXT", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM", "SET", "NCHAR",
                  "NVARCHAR", "CHARACTER", "NATIONAL", "JSON")
 _DECIMAL_TYPES = ("DECIMAL", "DEC", "NUMERIC", "FIXED")
@@ -201,12 +211,29 @@ async def call(session: ClientSession, sql: str, keyword: str) -> Any:
     if schema is None:
         raise SQLError(ER_NO_DB_ERROR)
     if session.privileges is not None:  # (an account without ALL: EXECUTE wanted)
-        session.privileges.require_routine(schema, name, "EXECUTE")
+        session.privileges.require_routine(schema, "PROCEDURE", name, "EXECUTE")
     routine = session.server.engine.routine(schema, "PROCEDURE", name)
     if routine is None:
         raise missing_routine("PROCEDURE", name, schema)
     routines.check_arguments(routine, len(args))
     steps = routines.body_steps(routine.body)
+    frame, targets = await _bound(session, routine, schema, args)
+    if routine.security == "DEFINER":  # (the arguments are the caller's, the body the definer's)
+        with session.acting_as(definer_account(session, routine)):
+            if session.privileges is not None:  # (the definer needs EXECUTE too, as mysqld)
+                session.privileges.require_routine(schema, "PROCEDURE", name, "EXECUTE")
+            await frame.run(steps)
+    else:
+        await frame.run(steps)
+    for pname, variable in targets:
+        session.user_vars[variable] = frame.values[pname][0]
+    return OK(frame.affected)
+
+
+async def _bound(session: ClientSession, routine: routines.Routine, schema: str,
+                 args: list[str]) -> tuple[_Frame, list[tuple[str, str]]]:
+    """The procedure's frame with its parameters bound to the arguments (evaluated by the
+    caller), and its OUT / INOUT parameters' user variables."""
     frame = _Frame(session, session.server.engine.options_of(schema))
     targets: list[tuple[str, str]] = []  # (parameter, user variable) of OUT / INOUT
     evaluated: list[tuple[str, str]] = []  # (parameter, expression) of IN / INOUT
@@ -220,10 +247,30 @@ async def call(session: ClientSession, sql: str, keyword: str) -> Any:
             evaluated.append((param.name.lower(), arg))
     for (pname, _), value in zip(evaluated, await frame.evaluate([arg for _, arg in evaluated]), strict=True):
         frame.assign(pname, value)
-    await frame.run(steps)
-    for pname, variable in targets:
-        session.user_vars[variable] = frame.values[pname][0]
-    return OK(frame.affected)
+    return frame, targets
+
+
+def after_ddl(session: ClientSession, sql: str) -> None:
+    """After a client's CREATE / DROP statement succeeded: with automatic_sp_privileges ON,
+    CREATE PROCEDURE / FUNCTION grants its account EXECUTE and ALTER ROUTINE on the routine
+    where it lacks them (mysqld's sp_grant_privileges: not binlogged), DROP takes every account's
+    grants on it (sp_revoke_privileges)."""
+    upper = sql.upper()
+    if "PROCEDURE" not in upper and "FUNCTION" not in upper:
+        return
+    tokens = routines._Body(sql).tokens
+    named = routine_named(tokens, [t.upper for t in tokens], session.database)
+    if named is None or named[2] is None or not session.read_sysvar("@@global.automatic_sp_privileges"):
+        return
+    verb, kind, db, name = named
+    users = session.server.users
+    if verb == "DROP":
+        users.drop_routine_grants(db, kind, name)
+        return
+    account = session.account
+    if account is None or all(account.holds_routine(p, db, kind, name) for p in AUTOMATIC_GRANTS):
+        return
+    users.grant_routine(account, set(AUTOMATIC_GRANTS), False, db, kind, name, f"{session.user}@{session.host}")
 
 
 def function_call_refused(session: ClientSession, error: SQLError) -> SQLError:

@@ -93,7 +93,8 @@ import os
 import re
 import ssl
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -101,6 +102,7 @@ from engine import coltypes
 from engine.coltypes import ColumnType
 from engine.errors import IntoFile
 from engine.lexer import mysql_ident
+from engine.routines import may_call
 from protocol.auth import make_salt
 from protocol.binary import COM_STMT_EXECUTE, STMT_COMMANDS, ResultHead
 from protocol.charsets import (
@@ -216,14 +218,15 @@ WRITE_KEYWORDS = frozenset({
 })
 # Fairness (module header): the commands a pipelining client gets in a row before the others run.
 YIELD_EVERY = 16
-# The `mysql` tables the server shell answers: each account's rows of each (no column, routine,
+# The `mysql` tables the server shell answers: each account's rows of each (no column,
 # proxy or role grants exist, so those tables are empty)
 _MYSQL_ROWS: dict[str, Callable[[Account], list[tuple]]] = {
     "user": lambda a: [a.user_row()],
     "global_priv": lambda a: [(a.host, a.user, a.global_priv())],
     "db": Account.db_rows,
     "tables_priv": Account.tables_priv_rows,
-    **dict.fromkeys(("columns_priv", "procs_priv", "proxies_priv", "roles_mapping"), lambda a: []),
+    "procs_priv": Account.procs_priv_rows,
+    **dict.fromkeys(("columns_priv", "proxies_priv", "roles_mapping"), lambda a: []),
 }
 # the column blocks of text results a connection keeps (`ClientSession._text_head`; 0: none, each
 # result set is built whole)
@@ -1126,6 +1129,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session.sysvar_type = self.sysvar_type
         self.engine_session.uservar_type = self.uservar_column
         self.engine_session.live_reader = self.read_infoschema
+        self.engine_session.creator_checks = self.creator_checks
         self.engine_session.user_text, self.engine_session.current_user_text = old.user_text, old.current_user_text
         self.engine_session.found_rows = old.found_rows
         self.engine_session.database = database
@@ -1238,6 +1242,31 @@ class ClientSession(asyncio.Protocol):
     def has_privilege(self, *privileges: str) -> bool:
         account = self.account
         return account is not None and account.has(*privileges)
+
+    @contextmanager
+    def acting_as(self, account: Account) -> Iterator[None]:
+        """The statements inside run with `account`'s privileges and as its CURRENT_USER() (a SQL
+        SECURITY DEFINER routine's body, MariaDB's change_security_context); the session's own
+        account again after them, whatever they raised."""
+        es = self.engine_session
+        saved = self.account, self.privileges, self._all_privileges, es.current_user_text, es.visible
+        self.account = account
+        self._all_privileges = account.has(ALL)
+        self.privileges = None if self._all_privileges else Privileges(self, acting=account)
+        es.current_user_text = f"{account.user}@{account.host}"
+        es.visible = self.privileges
+        try:
+            yield
+        finally:
+            self.account, self.privileges, self._all_privileges, es.current_user_text, es.visible = saved
+
+    def creator_checks(self) -> tuple[bool, bool]:
+        """CREATE FUNCTION's binlog rule (`engine.ddl.DdlParser.check_function_creator`): whether
+        it applies (the binlog open, log_bin_trust_function_creators OFF) and whether the account
+        (a DEFINER routine's inside it) holds SUPER."""
+        applies = bool(self.read_sysvar("@@log_bin") in (1, "1", "ON")
+                       and not self.read_sysvar("@@global.log_bin_trust_function_creators"))
+        return applies, self.has_privilege(ALL, SUPER)
 
     def require(self, *privileges: str) -> None:
         """Raise ER_SPECIFIC_ACCESS_DENIED_ERROR unless the user holds one of `privileges`
@@ -1426,9 +1455,11 @@ class ClientSession(asyncio.Protocol):
     def _loop_answers(self, statement: str, keyword: str | None) -> bool:
         """Nothing but the engine answers `statement` (`keyword` its `sqltext.head`; None: no
         handler claims it, as the caller decided) and nothing of the session's state sends it
-        `run_statement`'s way: no executable comment, no admin handler, `_reads_now`."""
+        `run_statement`'s way: no executable comment, no admin handler, `_reads_now`, no call of
+        a stored function (whose DEFINER's privileges `_checked_execute` checks)."""
         return not ("/*!" in statement or "/*M!" in statement or not self._reads_now(keyword)
-                    or keyword is not None and self.server.admin.claims(statement, keyword))
+                    or keyword is not None and self.server.admin.claims(statement, keyword)
+                    or may_call(self.server.engine.routines, statement))
 
     def run_prepared_read(self, prepared: PreparedRead, keyword: str, params: list[object]) -> Any:
         """`run_read_now` of a text of `prepared`'s shape whose literals are `params` (the
@@ -1685,9 +1716,12 @@ class ClientSession(asyncio.Protocol):
         if self._backup_lock is not None and first in WRITE_KEYWORDS:
             raise SQLError(ER_CANT_UPDATE_WITH_READLOCK)
         try:
-            return await self._checked_execute(sql, first)
+            result = await self._checked_execute(sql, first)
         except IntoFile:  # SELECT ... INTO OUTFILE / DUMPFILE: the file is the server's to write
             return await file_statements.select_into_file(self, sql)
+        if first == "CREATE" or first == "DROP":  # a routine's automatic grants (automatic_sp_privileges)
+            routines.after_ddl(self, sql)
+        return result
 
     async def evaluate_select(self, sql: str) -> Any:
         """A SELECT of expressions (a SET's, an EXECUTE's USING values) run by the engine after
@@ -1699,8 +1733,16 @@ class ClientSession(asyncio.Protocol):
         awaitable of its result (with ALL the engine's step itself, no frame of its own)."""
         privileges = self.privileges
         if privileges is None:
+            if may_call(self.server.engine.routines, sql):
+                return self._definers_checked_execute(sql)
             return self._engine_execute(sql)
         return self._privileged_execute(privileges, sql, first)
+
+    async def _definers_checked_execute(self, sql: str) -> Any:
+        """`_checked_execute` for an account with ALL of a statement that may call a stored
+        function: a SQL SECURITY DEFINER function's body reads its tables as its definer."""
+        await Privileges(self).check_definers(sql)
+        return await self._engine_execute(sql)
 
     async def _privileged_execute(self, privileges: Privileges, sql: str, first: str) -> Any:
         """`_checked_execute` for an account without ALL."""

@@ -45,12 +45,15 @@ from protocol.errors import (
     ER_NO_DB_ERROR,
     ER_NO_SUCH_TABLE,
     ER_NONEXISTING_GRANT,
+    ER_NONEXISTING_PROC_GRANT,
     ER_NONEXISTING_TABLE_GRANT,
     ER_NOT_SUPPORTED_YET,
     ER_PASSWD_LENGTH,
     ER_PASSWORD_NO_MATCH,
+    ER_PROCACCESS_DENIED_ERROR,
     ER_REVOKE_GRANTS,
     ER_ROLE_DROP_EXISTS,
+    ER_SP_DOES_NOT_EXIST,
     ER_TABLEACCESS_DENIED_ERROR,
     ER_USER_CREATE_EXISTS,
     ER_USER_DROP_EXISTS,
@@ -65,6 +68,8 @@ from server.users import (
     GLOBAL_PRIVILEGES,
     GRANT_OPTION,
     KNOWN_PRIVILEGES,
+    ROUTINE_KINDS,
+    ROUTINE_PRIVILEGES,
     SUPER,
     TABLE_PRIVILEGES,
     Account,
@@ -448,12 +453,39 @@ class UserStatements:
             raise SQLError(ER_NOT_SUPPORTED_YET, "column privileges")
         return db, table
 
+    def _routine_level(self, t: Tokens, session: ClientSession, privileges: set[str], columns: bool,
+                       revoke: bool) -> tuple[str, str, str] | None:
+        """`ON PROCEDURE | FUNCTION [db.]name` -> (db, kind, name), checked in mysqld's order: the
+        grantor may give the privileges (`check_routine_grantor`), the level may hold them (1144),
+        a GRANT's routine exists (1305); None (nothing read) for another level."""
+        if not (t.peek() is not None and t.peek().is_word("ON") and t.peek(1) is not None
+                and t.peek(1).is_word(*ROUTINE_KINDS)):
+            return None
+        if columns:
+            raise t.error()
+        t.next()
+        kind = t.next().upper
+        first = t.name()
+        if t.accept_op("."):
+            db, name = first, t.name()
+        elif session.database is None:
+            raise SQLError(ER_NO_DB_ERROR)
+        else:
+            db, name = session.database, first
+        check_routine_grantor(session, privileges, db, kind, name)
+        if not privileges - {ALL, "USAGE", GRANT_OPTION} <= ROUTINE_PRIVILEGES:
+            raise SQLError(ER_ILLEGAL_GRANT_FOR_TABLE)
+        if not revoke and self.server.engine.routine(db, kind, name) is None:
+            raise SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION or PROCEDURE", name)
+        return db, kind, name
+
     async def grant(self, session: ClientSession, sql: str, keyword: str) -> Any:
         t = Tokens(sql)
         t.expect_word("GRANT")
         self.refuse_role_grant(t, "TO")
         privileges, columns = self._privileges(t)
-        db, table = self._level(t, session, privileges, columns)
+        routine = self._routine_level(t, session, privileges, columns, False)
+        db, table = (None, None) if routine is not None else self._level(t, session, privileges, columns)
         t.expect_word("TO")
         targets = self._user_specs(t)
         grant_option = GRANT_OPTION in privileges
@@ -474,12 +506,16 @@ class UserStatements:
                 await self.server.role.after_user_change(session, _create_statement(account))
             elif pw is not None:
                 users.set_password(account, pw)
-            users.grant(account, privileges, grant_option, db, table, f"{session.user}@{session.host}")
-            if db is None:
+            grantor = f"{session.user}@{session.host}"
+            if routine is not None:
+                users.grant_routine(account, privileges, grant_option, *routine, grantor)
+            else:
+                users.grant(account, privileges, grant_option, db, table, grantor)
+            if routine is None and db is None:
                 statement = account.grants()[0]
             else:
                 option = " WITH GRANT OPTION" if grant_option else ""
-                statement = f"GRANT {_privilege_list(privileges)} ON {_level_name(db, table)} TO {account.name}{option}"
+                statement = f"GRANT {_privilege_list(privileges)} ON {_level_name(db, table, routine)} TO {account.name}{option}"
             await self.server.role.after_user_change(session, statement)
         return _OK
 
@@ -490,7 +526,8 @@ class UserStatements:
         if _revokes_everything(t):
             return await self._revoke_all(session, t)
         privileges, columns = self._privileges(t)
-        db, table = self._level(t, session, privileges, columns)
+        routine = self._routine_level(t, session, privileges, columns, True)
+        db, table = (None, None) if routine is not None else self._level(t, session, privileges, columns)
         t.expect_word("FROM")
         names = self._user_names(t)
         t.expect_end()
@@ -499,11 +536,14 @@ class UserStatements:
             account = users.get(user, host)
             if account is None:
                 raise SQLError(ER_NONEXISTING_GRANT, user, host)
-            if not users.revoke(account, privileges, db, table):
+            if routine is not None:
+                if not users.revoke_routine(account, privileges, *routine):
+                    raise SQLError(ER_NONEXISTING_PROC_GRANT, user, host, routine[2])
+            elif not users.revoke(account, privileges, db, table):
                 if table is None:
                     raise SQLError(ER_NONEXISTING_GRANT, user, host)
                 raise SQLError(ER_NONEXISTING_TABLE_GRANT, user, host, table)
-            statement = f"REVOKE {_privilege_list(privileges)} ON {_level_name(db, table)} FROM {account.name}"
+            statement = f"REVOKE {_privilege_list(privileges)} ON {_level_name(db, table, routine)} FROM {account.name}"
             await self.server.role.after_user_change(session, statement)
         return _OK
 
@@ -568,12 +608,29 @@ def check_grantor(session: Any, privileges: set[str], db: str | None, table: str
         raise SQLError(ER_TABLEACCESS_DENIED_ERROR, command_names(wanted), session.user, session.host, db, table)
 
 
+def check_routine_grantor(session: Any, privileges: set[str], db: str, kind: str, name: str) -> None:
+    """May `session` GRANT / REVOKE `privileges` ON PROCEDURE / FUNCTION `db`.`name`? As mysqld's
+    check_grant_routine: each privilege and GRANT OPTION held globally, on the database or on a
+    routine itself; else 1370 naming the first missing of EXECUTE, ALTER ROUTINE, GRANT."""
+    account = session.account
+    assert account is not None
+    wanted = (set(ROUTINE_PRIVILEGES) if ALL in privileges else privileges - {"USAGE"}) | {GRANT_OPTION}
+    missing = {p for p in wanted if not account.holds_routine(p, db, kind, name)}
+    if not missing:
+        return
+    command = next((p for p in ("EXECUTE", "ALTER ROUTINE") if p in missing), "GRANT")
+    raise SQLError(ER_PROCACCESS_DENIED_ERROR, command.lower(), account.user, account.host, f"{db}.{name}")
+
+
 def _privilege_list(privileges: set[str]) -> str:
     return "ALL PRIVILEGES" if ALL in privileges else ", ".join(sorted(privileges)) or "USAGE"
 
 
-def _level_name(db: str | None, table: str | None) -> str:
-    """The GRANT/REVOKE level as replicated: always qualified (a slave has no current db)."""
+def _level_name(db: str | None, table: str | None, routine: tuple[str, str, str] | None = None) -> str:
+    """The GRANT/REVOKE level as replicated: always qualified (a slave has no current db); a
+    routine's (db, kind, name) as `PROCEDURE db.name` / `FUNCTION db.name`."""
+    if routine is not None:
+        return f"{routine[1]} {mysql_ident(routine[0])}.{mysql_ident(routine[2])}"
     if db is None:
         return "*.*"
     quoted = "`" + db.replace("`", "``") + "`"

@@ -14,7 +14,9 @@ Contract
   (`ON *.*`; `ALL PRIVILEGES` implies every other), database (`ON db.*`) and table
   (`ON db.t`); a level's `ALL` is stored as every privilege that level can hold
   (`DB_PRIVILEGES`, `TABLE_PRIVILEGES`). Database names compare exactly, table names without
-  case (the engine's catalog ignores case). A database-level name may be a pattern (`%`, `_`,
+  case (the engine's catalog ignores case); below them routines (`ON PROCEDURE | FUNCTION db.r`:
+  EXECUTE, ALTER ROUTINE, by the routine's name without case, shown and listed in
+  mysql.procs_priv as mysqld's). A database-level name may be a pattern (`%`, `_`,
   a backslash before a literal `_`), as in mysqld: a database takes the privileges of its
   exact entry, else of the most specific pattern it matches (mysqld's order: the fewer names
   a pattern can match, the more specific; see `_generality`). A file written before the lower levels existed reads as global privileges
@@ -62,6 +64,9 @@ TABLE_PRIVILEGES = frozenset({
     "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "REFERENCES", "INDEX", "ALTER",
     "CREATE VIEW", "SHOW VIEW", "TRIGGER",
 })
+# What a routine-level GRANT (ON PROCEDURE / FUNCTION db.r) may name (mysqld's PROC_ACLS).
+ROUTINE_PRIVILEGES = frozenset({"EXECUTE", "ALTER ROUTINE"})
+ROUTINE_KINDS = ("PROCEDURE", "FUNCTION")  # SHOW GRANTS' order of the routine levels
 GRANT_OPTION = "GRANT OPTION"  # held per level below the global one (mysqld's GRANT_ACL)
 
 # MariaDB 10.11's global privilege bits (sql/privilege.h), as mysql.global_priv's "access" holds
@@ -105,7 +110,12 @@ class Account:
     require_ssl: bool = False  # CREATE/ALTER USER ... REQUIRE SSL: logins only over TLS
     databases: dict[str, set[str]] = field(default_factory=dict)  # db -> privileges (ON db.*)
     tables: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (db, table lower) -> ...
-    grantors: dict[tuple[str, str], str] = field(default_factory=dict)  # (db, table lower) -> 'user@host'
+    # (db, kind, routine lower) -> privileges (ON PROCEDURE / FUNCTION db.r, GRANT OPTION included)
+    routines: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)
+    # (db, kind, routine lower) -> the routine's name as its first GRANT wrote it (mysql.procs_priv's)
+    routine_names: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    # (db, table lower) or (db, kind, routine lower) -> 'user@host'
+    grantors: dict[tuple[str, ...], str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -164,6 +174,15 @@ class Account:
                           if privilege in held or (privilege == "DELETE HISTORY" and TABLE_PRIVILEGES <= held)), "")
                 for (db, table), held in self.tables.items()]
 
+    def procs_priv_rows(self) -> list[tuple]:
+        """The account's rows of mysql.procs_priv: one per routine grant, its grantor, the
+        privileges as the SET column's members, the timestamp left zero as tables_priv's."""
+        return [(self.host, db, self.user, self.routine_names.get((db, kind, name), name), kind,
+                 self.grantors.get((db, kind, name), ""),
+                 ",".join(member for member, privilege in _ROUTINE_MEMBERS if privilege in held),
+                 "0000-00-00 00:00:00")
+                for (db, kind, name), held in self.routines.items()]
+
     def may_read(self, db: str, table: str) -> bool:
         """SELECT on `db`.`table` at any level (global, database, table)."""
         return (self.has("SELECT") or "SELECT" in self.database_privileges(db)
@@ -191,6 +210,16 @@ class Account:
         if privilege in self.database_privileges(db):
             return True
         return table is not None and privilege in self.tables.get((db, table.lower()), ())
+
+    def holds_routine(self, privilege: str, db: str, kind: str, name: str) -> bool:
+        """True when `privilege` (EXECUTE, ALTER ROUTINE, GRANT OPTION) is held on the routine:
+        globally, on its database or on the routine itself (routine names ignore case)."""
+        if privilege == GRANT_OPTION:
+            if self.grant_option or GRANT_OPTION in self.database_privileges(db):
+                return True
+        elif self.holds(privilege, db):
+            return True
+        return privilege in self.routines.get((db, kind, name.lower()), ())
 
     def sees_table(self, db: str, table: str) -> bool:
         """Any privilege on the table at any level (SHOW TABLES, SHOW CREATE TABLE, DESCRIBE)."""
@@ -224,6 +253,9 @@ class Account:
             lines.append(_level_line(self.databases[db], DB_PRIVILEGES, f"`{db}`.*", to))
         for db, table in sorted(self.tables):
             lines.append(_level_line(self.tables[(db, table)], TABLE_PRIVILEGES, f"`{db}`.`{table}`", to))
+        for kind in ROUTINE_KINDS:  # (a routine level never shows ALL PRIVILEGES, as mysqld's)
+            lines.extend(_level_line(held, None, f"{kind} `{db}`.`{name}`", to)
+                         for (db, k, name), held in sorted(self.routines.items()) if k == kind)
         return lines
 
 
@@ -271,6 +303,8 @@ _TABLE_MEMBERS = (("Select", "SELECT"), ("Insert", "INSERT"), ("Update", "UPDATE
                   ("Create", "CREATE"), ("Drop", "DROP"), ("Grant", GRANT_OPTION), ("References", "REFERENCES"),
                   ("Index", "INDEX"), ("Alter", "ALTER"), ("Create View", "CREATE VIEW"), ("Show view", "SHOW VIEW"),
                   ("Trigger", "TRIGGER"), ("Delete versioning rows", "DELETE HISTORY"))
+# mysql.procs_priv's Proc_priv members in order
+_ROUTINE_MEMBERS = (("Execute", "EXECUTE"), ("Alter Routine", "ALTER ROUTINE"), ("Grant", GRANT_OPTION))
 
 
 def _flags(held: set[str], columns: tuple[str, ...], every: frozenset[str]) -> tuple[str, ...]:
@@ -283,8 +317,10 @@ def _privilege_rows(level: tuple, held: set[str], grantable: bool) -> list[tuple
     return [(*level, p, "YES" if grantable else "NO") for p in shown_held]
 
 
-def _level_line(held: set[str], every: frozenset[str], on: str, to: str) -> str:
-    privs = "ALL PRIVILEGES" if every <= held else ", ".join(p for p in ORDER if p in held) or "USAGE"
+def _level_line(held: set[str], every: frozenset[str] | None, on: str, to: str) -> str:
+    """A level's SHOW GRANTS line: ALL PRIVILEGES where it holds `every` privilege it may (None:
+    each named, as a routine level shows them)."""
+    privs = "ALL PRIVILEGES" if every is not None and every <= held else ", ".join(p for p in ORDER if p in held) or "USAGE"
     option = " WITH GRANT OPTION" if GRANT_OPTION in held else ""
     return f"GRANT {privs} ON {on} {to}{option}"
 
@@ -326,7 +362,11 @@ class UserStore:
                 require_ssl=bool(item.get("require_ssl", False)),
                 databases={d["db"]: set(d["privileges"]) for d in item.get("databases", [])},
                 tables={(t["db"], t["table"]): set(t["privileges"]) for t in item.get("tables", [])},
-                grantors={(t["db"], t["table"]): t["grantor"] for t in item.get("tables", []) if "grantor" in t},
+                routines={(r["db"], r["kind"], r["name"].lower()): set(r["privileges"]) for r in item.get("routines", [])},
+                routine_names={(r["db"], r["kind"], r["name"].lower()): r["name"] for r in item.get("routines", [])},
+                grantors={**{(t["db"], t["table"]): t["grantor"] for t in item.get("tables", []) if "grantor" in t},
+                          **{(r["db"], r["kind"], r["name"].lower()): r["grantor"] for r in item.get("routines", [])
+                             if "grantor" in r}},
             )
             self._accounts[(account.user, account.host.lower())] = account
 
@@ -344,6 +384,9 @@ class UserStore:
                     "tables": [{"db": d, "table": t, "privileges": sorted(p),
                                 **({"grantor": a.grantors[(d, t)]} if (d, t) in a.grantors else {})}
                                for (d, t), p in sorted(a.tables.items())],
+                    "routines": [{"db": d, "kind": k, "name": a.routine_names.get((d, k, n), n), "privileges": sorted(p),
+                                  **({"grantor": a.grantors[(d, k, n)]} if (d, k, n) in a.grantors else {})}
+                                 for (d, k, n), p in sorted(a.routines.items())],
                 }
                 for a in self._accounts.values()
             ]
@@ -448,12 +491,53 @@ class UserStore:
         self._save()
         return True
 
+    def grant_routine(self, account: Account, privileges: set[str], grant_option: bool, db: str, kind: str,
+                      name: str, grantor: str = "") -> None:
+        """GRANT ON PROCEDURE / FUNCTION `db`.`name` by `grantor`; the caller has checked that the
+        routine exists and the level may hold `privileges`."""
+        key = (db, kind, name.lower())
+        held = account.routines.setdefault(key, set())
+        account.routine_names.setdefault(key, name)
+        held |= _expand(privileges, ROUTINE_PRIVILEGES)
+        if grant_option:
+            held.add(GRANT_OPTION)
+        if not held:  # GRANT USAGE ON PROCEDURE ...: nothing to keep
+            _drop_routine(account, key)
+        else:
+            account.grantors[key] = grantor
+        self._save()
+
+    def revoke_routine(self, account: Account, privileges: set[str], db: str, kind: str, name: str) -> bool:
+        """REVOKE ON PROCEDURE / FUNCTION; False (nothing changed) without a grant there."""
+        key = (db, kind, name.lower())
+        held = account.routines.get(key)
+        if held is None:
+            return False
+        held -= _expand(privileges, ROUTINE_PRIVILEGES)
+        if GRANT_OPTION in privileges:
+            held.discard(GRANT_OPTION)
+        if not held:
+            _drop_routine(account, key)
+        self._save()
+        return True
+
+    def drop_routine_grants(self, db: str, kind: str, name: str) -> None:
+        """Every account's grants on a routine dropped (automatic_sp_privileges' revoke)."""
+        key = (db, kind, name.lower())
+        holders = [a for a in self._accounts.values() if key in a.routines]
+        for account in holders:
+            _drop_routine(account, key)
+        if holders:
+            self._save()
+
     def revoke_all(self, account: Account) -> None:
         """REVOKE ALL PRIVILEGES, GRANT OPTION: nothing left at any level."""
         account.privileges = set()
         account.grant_option = False
         account.databases.clear()
         account.tables.clear()
+        account.routines.clear()
+        account.routine_names.clear()
         account.grantors.clear()
         self._save()
 
@@ -478,6 +562,12 @@ def _level(account: Account, db: str, table: str | None, *, create: bool, drop: 
     if held is None and create:
         held = levels[key] = set()
     return held
+
+
+def _drop_routine(account: Account, key: tuple[str, str, str]) -> None:
+    """The account's grant on a routine, gone."""
+    for kept in (account.routines, account.routine_names, account.grantors):
+        kept.pop(key, None)
 
 
 def _expand(privileges: set[str], every: frozenset[str]) -> set[str]:

@@ -120,3 +120,23 @@ def test_mysql_user_row_reads_the_access_bits_as_mariadbs_view():
     stats.count_command("SHOW GLOBAL", "SHOW /* c */ GLOBAL STATUS LIKE 'x'")
     stats.count_command("SHOW SESSION", "show session variables")
     assert stats.com == {"Com_show_status": 1, "Com_show_variables": 1}
+
+
+def test_routine_level_persists_and_drops_with_its_routine(tmp_path):
+    store = UserStore(tmp_path / "users.json")
+    acc = store.create("e", "%", b"")
+    store.grant_routine(acc, {"EXECUTE"}, False, "rp", "PROCEDURE", "Peek", "root@localhost")
+    store.grant_routine(acc, {ALL}, True, "rp", "FUNCTION", "fv", "root@localhost")
+    again = UserStore(tmp_path / "users.json").get("e", "%")
+    assert again.holds_routine("EXECUTE", "rp", "PROCEDURE", "PEEK")
+    assert not again.holds_routine("EXECUTE", "rp", "FUNCTION", "peek")
+    assert not again.holds_routine("ALTER ROUTINE", "rp", "PROCEDURE", "peek")
+    assert again.holds_routine("GRANT OPTION", "rp", "FUNCTION", "fv")
+    assert again.grants()[1:] == ["GRANT EXECUTE ON PROCEDURE `rp`.`peek` TO `e`@`%`",
+                                  "GRANT EXECUTE, ALTER ROUTINE ON FUNCTION `rp`.`fv` TO `e`@`%` WITH GRANT OPTION"]
+    assert sorted(row[3:7] for row in again.procs_priv_rows()) == [  # (named as the GRANT wrote it)
+        ("Peek", "PROCEDURE", "root@localhost", "Execute"),
+        ("fv", "FUNCTION", "root@localhost", "Execute,Alter Routine,Grant")]
+    store.drop_routine_grants("rp", "PROCEDURE", "PEEK")
+    assert UserStore(tmp_path / "users.json").get("e", "%").grants()[1:] == [
+        "GRANT EXECUTE, ALTER ROUTINE ON FUNCTION `rp`.`fv` TO `e`@`%` WITH GRANT OPTION"]
