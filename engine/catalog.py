@@ -1416,6 +1416,8 @@ def parse_table_options(cur: TokenCursor) -> TableOptions:
             continue
         if word in ("AS", "SELECT", "IGNORE", "REPLACE"):  # CREATE TABLE ... [AS] SELECT: not table options
             raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE TABLE ... SELECT")
+        if word == "WITH" and cur.accept("SYSTEM"):  # WITH SYSTEM VERSIONING: no row history kept here
+            raise SQLError(ER_NOT_SUPPORTED_YET, "system-versioned tables")
         if word == "PARTITION":  # PARTITION BY ...: MariaDB's answer where its partition plugin is not built
             raise SQLError(ER_FEATURE_DISABLED, "partitioning", "--with-plugin-partition")
         if word == "CHARACTER" or word == "CHAR":

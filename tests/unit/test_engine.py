@@ -275,6 +275,19 @@ async def test_offset_rows_and_fetch_first_are_limit(engine, db):
         assert code_of(e) == code, sql
 
 
+async def test_full_text_search_json_table_and_system_versioning_are_1235(engine, db):
+    """MariaDB's forms not built here are refused with 1235 naming them (MATCH ... AGAINST read
+    as a call was a 1064 at AGAINST; JSON_TABLE a 1064 at COLUMNS; WITH SYSTEM VERSIONING an
+    unknown option 1911)."""
+    await run(engine, db, "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20))")
+    for sql, named in (("SELECT id FROM t WHERE MATCH(name) AGAINST('a')", "MATCH ... AGAINST (full-text search)"),
+                       ("SELECT MATCH(name) AGAINST('a' IN BOOLEAN MODE) FROM t", "MATCH ... AGAINST (full-text search)"),
+                       ("SELECT * FROM JSON_TABLE('[1]', '$[*]' COLUMNS (a INT PATH '$')) jt", "JSON_TABLE"),
+                       ("CREATE TABLE v (a INT) WITH SYSTEM VERSIONING", "system-versioned tables")):
+        with pytest.raises(SQLError) as e:
+            await run(engine, db, sql)
+        assert (code_of(e), named in str(e.value)) == (1235, True), (sql, e.value)
+
 async def test_table_value_constructor_reads_as_selects(engine, db):
     """`VALUES (a, b), (c, d)` as a statement, a derived table, a UNION's branch (the whole
     constructor's duplicates removed after UNION) and an IN's subquery: named by its first row,
