@@ -187,6 +187,7 @@ from protocol.errors import (
     ER_TOO_MANY_DATABASES,
     ER_UNKNOWN_ERROR,
     ER_WRONG_VALUE_COUNT_ON_ROW,
+    WARN_DATA_TRUNCATED,
     SQLError,
 )
 
@@ -1712,6 +1713,13 @@ class Engine:
                 # (SQLite's DROP / RENAME check every trigger of the file: made again below)
                 for name in sqlite_names(conn, action.schema):
                     conn.execute(f"DROP TRIGGER {quote_ident(action.schema)}.{quote_ident(name)}")
+            # the copy's NULLs, in its order: by row, then by column
+            nulls = sorted((row, n, fill.new_name) for n, fill in enumerate(action.null_fills)
+                           for (row,) in conn.execute(fill.rows_sql()).fetchall())
+            if nulls and action.strict:
+                raise SQLError(WARN_DATA_TRUNCATED, nulls[0][2], nulls[0][0])
+            action.warnings.extend(("Warning", WARN_DATA_TRUNCATED.code, WARN_DATA_TRUNCATED.format(name, row))
+                                   for row, _, name in nulls)
             for sql in action.sql:
                 conn.execute(sql)
             for child, fk in action.check_foreign_keys:

@@ -192,6 +192,38 @@ class DdlAction:
     notes: list[SQLError] = field(default_factory=list)
     # the OK carries "Records: 0  Duplicates: 0  Warnings: n" (ALTER TABLE, CREATE / DROP INDEX)
     records: bool = False
+    # columns a rebuild makes NOT NULL from nullable ones: (schema, old table, its column, the new
+    # column's name, its rows' order), checked before the copy (`NullFill`)
+    null_fills: list[NullFill] = field(default_factory=list)
+    strict: bool = True  # the session's sql_mode was strict: a NULL there fails the ALTER
+    warnings: list[tuple[str, int, str]] = field(default_factory=list)  # (level, code, message), set by the run
+
+
+@dataclass
+class NullFill:
+    """A column that ALTER TABLE turns NOT NULL while the old one may hold NULL. MariaDB copies
+    each row's NULL as the type's implicit default (0, '', the zero date ...) with a 1265 warning
+    "at row n" (its place in the copy's order), and strict mode makes the first one the ALTER's
+    error. The copy writes COALESCE(old, implicit); the run lists the rows first (`rows_sql`)."""
+
+    schema: str
+    table: str
+    column: str
+    new_name: str
+    order: list[str]  # the old table's primary key columns (empty: rowid)
+
+    def rows_sql(self) -> str:
+        q = quote_ident
+        order = ", ".join(q(c) for c in self.order) or "rowid"
+        return (f"SELECT n FROM (SELECT ROW_NUMBER() OVER (ORDER BY {order}) AS n, {q(self.column)} AS v "
+                f"FROM {q(self.schema)}.{q(self.table)}) WHERE v IS NULL")
+
+
+def _implicit_default(col: Column) -> object:
+    """The value MySQL gives a NOT NULL column where a row has none: 0, the zero fixed-binary
+    value, or ''."""
+    return 0 if col.base in INT_TYPES | REAL_TYPES | NUMERIC_TYPES else \
+        fixedbin.ZERO_TEXT[col.base] if col.base in FIXEDBIN_TYPES else ""
 
 
 def account_text(user: str, host: str) -> str:
@@ -1392,6 +1424,8 @@ class DdlParser:
         stmts = table.sqlite_create(tmp)
         create, _ = stmts[0], stmts[1:]
         new_cols, old_exprs = [], []
+        fills: list[NullFill] = []
+        primary = old.primary
         for col in table.columns:
             source = old.column(renamed.get(col.name, col.name))
             if col.generated is not None:
@@ -1402,13 +1436,16 @@ class DdlParser:
                     # (MariaDB converts each row's value, or its 16 bytes; the copy here moves text)
                     raise SQLError(ER_NOT_SUPPORTED_YET, f"ALTER TABLE changing a {source.base} column to {col.base}")
                 new_cols.append(q(col.name))
-                old_exprs.append(q(source.name))
+                if source.nullable and not col.nullable and not col.auto_increment and source.generated is None:
+                    fills.append(NullFill(schema, old.name, source.name, col.name,
+                                          list(primary.columns) if primary is not None else []))
+                    old_exprs.append(f"COALESCE({q(source.name)}, {sql_literal(_implicit_default(col))})")
+                else:
+                    old_exprs.append(q(source.name))
             elif not col.nullable and not col.has_default and not col.auto_increment:
                 # MySQL fills a new NOT NULL column with the type's implicit default
-                implicit = 0 if col.base in INT_TYPES | REAL_TYPES | NUMERIC_TYPES else \
-                    fixedbin.ZERO_TEXT[col.base] if col.base in FIXEDBIN_TYPES else ""
                 new_cols.append(q(col.name))
-                old_exprs.append(sql_literal(implicit))
+                old_exprs.append(sql_literal(_implicit_default(col)))
         sql = [create]
         if new_cols:
             sql.append(f"INSERT INTO {q(schema)}.{q(tmp)} ({', '.join(new_cols)}) "
@@ -1420,7 +1457,8 @@ class DdlParser:
             and table.auto_column is not None and old.auto_column is not None \
             and renamed.get(table.auto_column.name, table.auto_column.name) == old.auto_column.name
         action = DdlAction(schema, sql, put=[table], reset_auto=[] if kept else [(schema, old.name), (schema, table.name)],
-                           keep_auto=[(schema, table.name)] if kept else [])
+                           keep_auto=[(schema, table.name)] if kept else [], null_fills=fills,
+                           strict="STRICT_TRANS_TABLES" in self.sql_mode or "STRICT_ALL_TABLES" in self.sql_mode)
         if table.name != old.name:
             if not name_free and (self.catalog(schema, table.name) is not None
                                   or self.view_of(schema, table.name) is not None):
