@@ -972,7 +972,7 @@ class Session:
             if not plan.literals_up_front:
                 raise
             return self._per_row_write(sql, context, expanded)
-        if plan.literals_up_front and self._fx.warnings and any(w[1] == "Warning" for w in self._fx.warnings):
+        if plan.literals_up_front and self._fx.warnings:
             return self._per_row_write(sql, context, expanded)
         rand_seed = self._rand_for(plan, context)
         written = expanded  # as the client wrote it: RETURNING's names read its literals

@@ -362,9 +362,9 @@ class Plan:
     # fire for each (MariaDB's); its changed rows those `mysql_matched` counted
     writes_unchanged: bool = False
     # a single-table UPDATE whose SET stores literals (`STORE`) converted before any row is read:
-    # where that conversion refuses one or warns, the session runs the statement's plan made with
-    # `results.PER_ROW` instead, which stores them per row updated as MariaDB does (no error or
-    # warning where no row matches, a warning per row updated)
+    # where that conversion refuses one or warns (or notes), the session runs the statement's plan
+    # made with `results.PER_ROW` instead, which stores them per row updated as MariaDB does (no
+    # error or warning where no row matches, a warning per row updated)
     literals_up_front: bool = False
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
     # the 0x.. and bit literals (`lexer.Hybrid`): (literal index, read as a number here); the
@@ -4218,8 +4218,7 @@ class Translator:
         key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`", self.lenient, exact)
         if key is None:
             return None
-        stored = "'" + key.replace("'", "''") + "'"
-        store = self.store_call()
+        store, stored = self.store_call(key)
         bounds = values.int_range(col)
         if by_sqlite and bounds is not None and e is not None and e.cat == "int":
             # (an overflow past SQLite's integers makes a REAL, which BETWEEN may not tell apart)
@@ -4228,11 +4227,15 @@ class Translator:
                     ("raw", f"), {store}(("), inner, ("raw", f"), {stored}))"))
         return ("seq", ("raw", f"{store}(("), inner, ("raw", f"), {stored})"))
 
-    def store_call(self) -> str:
-        """The function storing a value assigned (`value_tree`): SQLite runs a deterministic
-        function of constants once per statement, so an assignment stored per row updated
-        (`stored_per_row`) calls the one it runs for each row, `mysql_store_row`."""
-        return "mysql_store_row" if self.stored_per_row else "mysql_store"
+    def store_call(self, key: str) -> tuple[str, str]:
+        """The function storing a value assigned under `key` (`values.target`) and its arguments
+        after the value: SQLite runs a deterministic function of constants once per statement,
+        so an assignment stored per row updated (`stored_per_row`) calls the one it runs for each
+        row, `mysql_store_row`, which also takes the assignment's place in its list."""
+        stored = "'" + key.replace("'", "''") + "'"
+        if self.stored_per_row:
+            return "mysql_store_row", f"{stored}, {len(self.assigned)}"
+        return "mysql_store", stored
 
     def emit_stored(self, span: tuple[int, int], col, row: int, schema: str, table: str) -> bool:
         """A literal (a `_binary` or typed literal too) assigned to `col`: an argument the engine
@@ -4245,9 +4248,10 @@ class Translator:
                 return False
             if col.base in REAL_TYPES and end - start == 1 and toks[start].kind == "param":
                 key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`", self.lenient, literal=True)
-                self.out.append("mysql_store_row((")
+                store, stored = self.store_call(str(key))
+                self.out.append(f"{store}((")
                 self.emit_range(start, end)
-                self.out.append("), '" + str(key).replace("'", "''") + "')")
+                self.out.append(f"), {stored})")
                 return True
         binary: bool | str = end - start == 2 and toks[start].kind == "word" and toks[start].upper in (
             "_BINARY", "BINARY")

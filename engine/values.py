@@ -164,9 +164,22 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
         v = v.encode("utf-8", "surrogateescape")
     elif col.base == "bit" and type(v) is str and v.isdigit() and texts is not None and texts[index][:1] not in "'\"":
         v = Decimal(v)  # a number past BIGINT kept as its digits (`lexer.decode_number`): a number, not a string
-    elif warnings is not None and col.base in TIME_TYPES and _cut_time(col.base, v):
-        warnings.append((row, "Note", WARN_DATA_TRUNCATED.code, SQLError(WARN_DATA_TRUNCATED, col.name, row).message))
+    elif warnings is not None and (note := _cut_note(col, v, row)) is not None:
+        warnings.append(note)
     return store(col, v, row, where, lenient, warnings)
+
+
+def target_cut_note(key: str, value: object, row: int) -> tuple | None:
+    """`_cut_note` for a literal stored under a `target` key (`functions`' mysql_store_row)."""
+    return _cut_note(_TARGETS[key][0], value, row)
+
+
+def _cut_note(col: Column, value: object, row: int) -> tuple | None:
+    """The note 1265 of a literal a time column stores cut (`_cut_time`), as a warning
+    (row, level, code, message); None for any other."""
+    if col.base not in TIME_TYPES or not _cut_time(col.base, value):
+        return None
+    return (row, "Note", WARN_DATA_TRUNCATED.code, SQLError(WARN_DATA_TRUNCATED, col.name, row).message)
 
 
 # `literal_step`'s kinds of step, which `Session._args` runs without a call

@@ -43,6 +43,7 @@ STATEMENTS = [
     "UPDATE t SET i4 = '1.2.3.999' WHERE s = 'zz'",
     "UPDATE t SET y = 3000, e = 'z' WHERE id = 5",
     "UPDATE IGNORE t SET n = 300 WHERE id = 5",
+    "UPDATE t SET dt = '2020-01-01 10:00:00' WHERE id = 5",  # (its note 1265 only for a row updated)
     # a number into a UUID: refused before any row, as MariaDB
     "UPDATE t SET u = 12 WHERE id = 5",
     "UPDATE t SET u = 12 WHERE id = 1",
@@ -58,6 +59,8 @@ STATEMENTS = [
     "UPDATE IGNORE t SET s = 'abcdef', n = -300 WHERE id >= 2",
     "UPDATE IGNORE t SET u = 'not-a-uuid' WHERE id IN (1, 2)",
     "UPDATE IGNORE t SET un = 'nope' WHERE id = 1",
+    "UPDATE IGNORE t SET n = -300, s = 'abcdefg' WHERE id IN (1, 3)",  # (a row's warnings in the SET's order)
+    "UPDATE IGNORE t SET dt = '2020-01-01 10:00:00', n = 300 WHERE id = 3",
     ROWS,
     "BEGIN",
     "UPDATE t SET n = 300 WHERE id = 5",
@@ -102,6 +105,7 @@ STATEMENTS = [
     "SET sql_mode = ''",
     "INSERT INTO t (id) VALUES (1) ON DUPLICATE KEY UPDATE u = 'not-a-uuid'",
     "INSERT INTO t (id) VALUES (1), (2) ON DUPLICATE KEY UPDATE n = -300",
+    "INSERT INTO t (id) VALUES (2) ON DUPLICATE KEY UPDATE n = 300, s = 'toolong', dt = 'nope'",
     "INSERT INTO t (id) VALUES (2), (3) ON DUPLICATE KEY UPDATE f = '1.5x'",
     ROWS,
 ]
