@@ -464,7 +464,7 @@ class Session:
         engine = self.engine
         expanded = self._expanded(sql)
         shape, params = extract(expanded)
-        mode = self._write_mode_of(context)
+        mode = self.write_mode if context is None else write_mode(context.sql_mode)  # (`_write_mode_of`, inline)
         plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader, mode)
         params, logged = self._charset_literals(plan, params)
         if logged and expanded is not sql:  # (its literals are numbered in the expanded text)
