@@ -2185,7 +2185,7 @@ UNBOUNDED = frozenset({
 VOLATILE = frozenset({
     "uuid", "uuid_short", "sys_guid", "random_bytes", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
     "mysql_set_var", "mysql_get_var",
-    "mysql_upsert_mark", "mysql_matched", "mysql_sleep", "mysql_sysdate", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
+    "mysql_upsert_mark", "mysql_matched", "mysql_store_row", "mysql_sleep", "mysql_sysdate", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
     "is_used_lock",
 })
 
@@ -2692,10 +2692,24 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         row = counts[key] = counts.get(key, 0) + 1
         return store(value, key, row, fx.warnings)
 
-    def mysql_store_check(value: Any, key: str) -> Any:
-        """mysql_store's value for the same row once more (UPDATE's changed-rows condition; its
-        warnings are mysql_store's)."""
+    def mysql_store_check(value: Any, key: str, *_place: Any) -> Any:
+        """mysql_store's (mysql_store_row's) value for the same row once more (UPDATE's
+        changed-rows condition; its warnings are mysql_store's)."""
         return store(value, key, session_fx().stored_rows.get(key, 0) + 1, None)
+
+    def mysql_store_row(value: Any, key: str, place: int) -> Any:
+        """mysql_store's for each row (a function SQLite does not fold: `VOLATILE`), an assignment
+        stored per row updated; its warnings in the row's in the order of the assignments
+        (`place` in their list), as MariaDB stores a row's values, where SQLite computes them in
+        the table's column order (a warning's first field orders them only)."""
+        fx = session_fx()
+        counts = fx.stored_rows
+        row = counts[key] = counts.get(key, 0) + 1
+        note = values.target_cut_note(key, value, row)
+        warned: list = [] if note is None else [note]
+        stored = store(value, key, row, warned)
+        fx.warnings.extend((row + place / (place + 1), *warning[1:]) for warning in warned)
+        return stored
 
     def mysql_store_assigned(value: Any, key: str) -> Any:
         """A trigger's `SET NEW.col = expr` stored (`engine.triggers`): MariaDB's errors and
@@ -2774,7 +2788,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "password": (1, strfuncs.password), "old_password": (1, strfuncs.old_password),
         "cot": (1, cot),
         "sys_guid": (0, lambda: mysql_uuid(session_fx().rand).replace("-", "")),
-        "mysql_fsp": (4, mysql_fsp), "mysql_now_stored": (4, now_stored), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (2, mysql_store_check), "mysql_store_assigned": (2, mysql_store_assigned), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
+        "mysql_fsp": (4, mysql_fsp), "mysql_now_stored": (4, now_stored), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (-1, mysql_store_check), "mysql_store_row": (3, mysql_store_row), "mysql_store_assigned": (2, mysql_store_assigned), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
         "is_free_lock": (1, lambda n: None if n is None else int(LOCKS.owner(_to_str(n)) is None)),

@@ -76,6 +76,9 @@ class LoggedStatement:
 # a division by zero in a write is NULL. QUIET_DIVISION (no ERROR_FOR_DIVISION_BY_ZERO: a
 # division by zero is no warning) changes only a statement's warnings.
 LAX_VALUES, DIVISION_NULL, QUIET_DIVISION = 1, 2, 4
+# Not an sql_mode's: the plan of a single-table UPDATE whose SET literals are stored (and refused)
+# per row updated, as MariaDB stores them, instead of before any row is read (`Plan.literals_up_front`)
+PER_ROW = 8
 _STRICT = 1 << SQL_MODES.index("STRICT_TRANS_TABLES") | 1 << SQL_MODES.index("STRICT_ALL_TABLES")
 _DIVISION_ERROR = 1 << SQL_MODES.index("ERROR_FOR_DIVISION_BY_ZERO")
 

@@ -44,6 +44,7 @@ from engine.lexer import (
     tokenize,
 )
 from engine.results import (
+    PER_ROW,
     QUIET_DIVISION,
     Access,
     CommittedTxn,
@@ -273,6 +274,11 @@ class Session:
         """A write now would not end a transaction: one is open, or autocommit is off."""
         return self._in_txn or self._holds_lock or not self.autocommit
 
+    def _write_mode_of(self, context: StatementContext | None) -> int:
+        """How one statement stores what strict mode refuses: a replayed one's own sql_mode's (the
+        master's), else the session's (`results.write_mode`)."""
+        return self.write_mode if context is None else write_mode(context.sql_mode)
+
     def _fk_checks(self, context: StatementContext | None) -> bool:
         """foreign_key_checks for one statement: a replayed one's own (the master's), else the session's."""
         return self.foreign_key_checks if context is None else self.foreign_key_checks and context.foreign_key_checks
@@ -383,7 +389,14 @@ class Session:
         key = (plan.sql, engine._catalog_version)
         touched = engine._accesses.get(key)
         if touched is None:
-            args = self._args(plan, params, None, int(time.time()), self._expanded(sql))
+            expanded = self._expanded(sql)
+            try:
+                args = self._args(plan, params, None, int(time.time()), expanded)
+            except SQLError:
+                if not plan.literals_up_front:
+                    raise
+                plan, params, _ = self._per_row_planned(expanded, None)
+                args = self._args(plan, params, None, int(time.time()), expanded)
             touched = await engine._on_reader(engine._pool.access, plan, args)
             if len(engine._accesses) >= PLAN_CACHE_SIZE:
                 engine._accesses.clear()
@@ -463,7 +476,7 @@ class Session:
         engine = self.engine
         expanded = self._expanded(sql)
         shape, params = extract(expanded)
-        mode = self.write_mode if context is None else write_mode(context.sql_mode)
+        mode = self.write_mode if context is None else write_mode(context.sql_mode)  # (`_write_mode_of`, inline)
         plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader, mode)
         params, logged = self._charset_literals(plan, params)
         if logged and expanded is not sql:  # (its literals are numbered in the expanded text)
@@ -974,7 +987,14 @@ class Session:
         if plan.changed is not None:
             plan = plan.found if self.found_rows else plan.changed
         timestamp = self._now(context)
-        args = self._args(plan, params, context, timestamp, expanded)
+        try:
+            args = self._args(plan, params, context, timestamp, expanded)
+        except SQLError:
+            if not plan.literals_up_front:
+                raise
+            return self._per_row_write(sql, context, expanded)
+        if plan.literals_up_front and self._fx.warnings:
+            return self._per_row_write(sql, context, expanded)
         rand_seed = self._rand_for(plan, context)
         written = expanded  # as the client wrote it: RETURNING's names read its literals
         if logged:
@@ -985,6 +1005,24 @@ class Session:
         micros = self._micros if plan.uses_fraction else None
         return _Write(self, plan, args, sql, written, params, context, timestamp, rand_seed, last_id, micros,
                       self._modes(context))
+
+    def _per_row_planned(self, expanded: str, context: StatementContext | None) -> tuple[Plan, list[object], dict[int, str]]:
+        """`_planned` for an UPDATE whose plan converts its literals before any row is read, one
+        of which that refused or warned of (`Plan.literals_up_front`): its plan storing them per
+        row updated (`results.PER_ROW`)."""
+        shape, params = extract(expanded)
+        plan = self.engine.plan_for(shape, self._database, params, self.visible, self.live_reader,
+                                    self._write_mode_of(context) | PER_ROW)
+        params, logged = self._charset_literals(plan, params)
+        return plan, params, logged
+
+    def _per_row_write(self, sql: str, context: StatementContext | None, expanded: str) -> _Write:
+        """`_write_args` of the `_per_row_planned` UPDATE, writing each matched row (its SET
+        evaluated, and warned of, once per row)."""
+        plan, params, logged = self._per_row_planned(expanded, context)
+        if plan.found is not None:
+            plan = replace(plan.found, writes_unchanged=True)
+        return self._write_args(sql, plan, params, context, logged, expanded)
 
     async def _write(self, sql: str, plan: Plan, params, context, logged: dict[int, str], expanded: str) -> Result:
         engine = self.engine

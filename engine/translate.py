@@ -112,12 +112,13 @@ from engine.lexer import (
     tokenize,
 )
 from engine.multiwrite import MultiWrite, Target
-from engine.results import DIVISION_NULL, LAX_VALUES
+from engine.results import DIVISION_NULL, LAX_VALUES, PER_ROW
 from engine.unsafe import unsafe_notes
 from protocol.charsets import CHARSETS
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
+    ER_CANNOT_CAST_ON_ASSIGNMENT,
     ER_DUP_FIELDNAME,
     ER_EMPTY_ROW_IN_TVC,
     ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION,
@@ -309,6 +310,12 @@ def _matched_by(operand: _LikeOperand | None) -> str | None:
     return TEXT
 
 
+def _checked(part: str) -> str:
+    """A part of an assignment's value computed once more (UPDATE's changed-rows test, a later
+    assignment reading it): its store checks the value without counting a row or warning."""
+    return part.replace("mysql_store((", "mysql_store_check((").replace("mysql_store_row((", "mysql_store_check((")
+
+
 def is_introducer(t: Token) -> bool:
     """A string literal's character set introducer (`_utf8mb4'x'`, `N'x'`), dropped: every
     string here is utf8mb4 (`_binary` aside, which makes bytes), a `_latin1` or `_cp1251` one's
@@ -354,6 +361,11 @@ class Plan:
     # an UPDATE writing every row it matches, changed or not, for the table's UPDATE triggers
     # fire for each (MariaDB's); its changed rows those `mysql_matched` counted
     writes_unchanged: bool = False
+    # a single-table UPDATE whose SET stores literals (`STORE`) converted before any row is read:
+    # where that conversion refuses one or warns (or notes), the session runs the statement's plan
+    # made with `results.PER_ROW` instead, which stores them per row updated as MariaDB does (no
+    # error or warning where no row matches, a warning per row updated)
+    literals_up_front: bool = False
     cacheable: bool = True  # False when literals were inlined (ORDER BY 2)
     # the 0x.. and bit literals (`lexer.Hybrid`): (literal index, read as a number here); the
     # session binds each as its number, or as its bytes (`values.hybrid_params`)
@@ -475,8 +487,9 @@ class Translator:
         self.uses_last_id = False
         self.uses_rand = False
         self.uses_fraction = False  # reads NOW_US
-        # emitting ON DUPLICATE KEY UPDATE's assignments: a literal is stored (and refused,
-        # 1406 ...) per row updated, none where no row matches (MariaDB's)
+        # emitting ON DUPLICATE KEY UPDATE's assignments, or an UPDATE's planned with PER_ROW: a
+        # literal is stored (and refused, 1406 ...) per row updated, none where no row matches
+        # (MariaDB's), into a column whose expressions are stored checked (`values.checked_store`)
         self.stored_per_row = False
         self.into_vars: tuple[str, ...] = ()  # SELECT ... INTO @a, ... (`take_into`)
         self.calc_found = False  # SQL_CALC_FOUND_ROWS
@@ -1853,6 +1866,7 @@ class Translator:
         if not any(col.base in FIXEDBIN_TYPES for _, table in self._named for col in table.columns):
             return
         toks = self.tokens
+        assigned = self.assignment_targets()
         for k, t in enumerate(toks):
             if t.kind not in ("ident", "word") or k + 1 < len(toks) and toks[k + 1].text in (".", "("):
                 continue
@@ -1862,6 +1876,9 @@ class Translator:
                 names.insert(0, toks[start].text)
             col = self.named_column(names) if len(names) <= 3 else None
             if col is None or col.base not in FIXEDBIN_TYPES:
+                continue
+            if k in assigned:
+                self.check_fixedbin_assigned(col, k)
                 continue
             before = toks[start - 1] if start else None
             call = toks[start - 2] if start >= 2 and before is not None and before.text == "(" else None
@@ -1878,6 +1895,54 @@ class Translator:
             if what is not None:
                 raise SQLError(ER_NOT_SUPPORTED_YET, f"{what} of {col.base.upper()} values")
             self.check_fixedbin_compared(col, k, start)
+
+    def check_fixedbin_assigned(self, col: Column, k: int) -> None:
+        """`col = <number literal>` in a SET list or ON DUPLICATE KEY UPDATE (tokens[k] the
+        column): MariaDB's 4078 before any row is read, whether or not a row is updated; the
+        plan is keyed by the literal's kind."""
+        toks = self.tokens
+        at = k + 3 if k + 3 < len(toks) and toks[k + 2].kind == "op" and toks[k + 2].text in "-+" else k + 2
+        if at >= len(toks) or toks[at].kind != "param" or not isinstance(toks[at].param, int) \
+                or toks[at].param >= len(self.params) or at + 1 < len(toks) and toks[at + 1].text not in (",", ")") \
+                and not toks[at + 1].is_word("WHERE", "ORDER", "LIMIT", "ON", "RETURNING"):
+            return
+        value = self.params[toks[at].param]
+        if not self.kinds.setdefault(toks[at].param, literal_kind(value)) or not isinstance(value, int | Decimal):
+            return  # (a float's kind, decimal or double, is its text's: stored per row, `values.store`)
+        owner = next((table for _, table in self._named or () if table.column(col.name) is col), None)
+        if owner is not None:
+            raise SQLError(ER_CANNOT_CAST_ON_ASSIGNMENT, "int" if isinstance(value, int) else "decimal", col.base,
+                           f"`{owner.schema}`.`{owner.name}`.`{col.name}`")
+
+    def assignment_targets(self) -> frozenset[int]:
+        """The token indexes of the columns a SET list or ON DUPLICATE KEY UPDATE assigns (`c` of
+        `c = value` or `t.c = value` at depth 0): that `=` stores a value, it compares none."""
+        toks = self.tokens
+        found: set[int] = set()
+        depth = 0
+        listing = False  # inside a SET list or ON DUPLICATE KEY UPDATE's
+        for k, t in enumerate(toks):
+            if t.kind == "op" and t.text in "()":
+                depth += 1 if t.text == "(" else -1
+                continue
+            if depth:
+                continue
+            if t.is_word("SET") or t.is_word("UPDATE") and k >= 2 and toks[k - 1].is_word("KEY") \
+                    and toks[k - 2].is_word("DUPLICATE"):
+                listing = True
+            elif t.is_word("WHERE", "ORDER", "LIMIT", "RETURNING", "ON"):
+                listing = False
+                continue
+            elif not (listing and t.kind == "op" and t.text == ","):
+                continue
+            end = k + 1
+            while end + 2 < len(toks) and toks[end].kind in ("word", "ident") and toks[end + 1].text == "." \
+                    and toks[end + 1].kind == "op":
+                end += 2
+            if end + 1 < len(toks) and toks[end].kind in ("word", "ident") and toks[end + 1].kind == "op" \
+                    and toks[end + 1].text == "=":
+                found.add(end)
+        return frozenset(found)
 
     def check_fixedbin_compared(self, col: Column, k: int, start: int) -> None:
         """MariaDB's 4078 for the column at tokens[start:k + 1] compared with a number literal
@@ -4159,23 +4224,41 @@ class Translator:
         key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`", self.lenient, exact)
         if key is None:
             return None
-        stored = "'" + key.replace("'", "''") + "'"
+        store, stored = self.store_call(key)
         bounds = values.int_range(col)
         if by_sqlite and bounds is not None and e is not None and e.cat == "int":
             # (an overflow past SQLite's integers makes a REAL, which BETWEEN may not tell apart)
             return ("seq", ("raw", "iif(typeof(("), inner, ("raw", ")) = 'integer' AND ("), inner,
                     ("raw", f") BETWEEN {bounds[0]} AND {bounds[1]}, ("), inner,
-                    ("raw", "), mysql_store(("), inner, ("raw", f"), {stored}))"))
-        return ("seq", ("raw", "mysql_store(("), inner, ("raw", f"), {stored})"))
+                    ("raw", f"), {store}(("), inner, ("raw", f"), {stored}))"))
+        return ("seq", ("raw", f"{store}(("), inner, ("raw", f"), {stored})"))
+
+    def store_call(self, key: str) -> tuple[str, str]:
+        """The function storing a value assigned under `key` (`values.target`) and its arguments
+        after the value: SQLite runs a deterministic function of constants once per statement,
+        so an assignment stored per row updated (`stored_per_row`) calls the one it runs for each
+        row, `mysql_store_row`, which also takes the assignment's place in its list."""
+        stored = "'" + key.replace("'", "''") + "'"
+        if self.stored_per_row:
+            return "mysql_store_row", f"{stored}, {len(self.assigned)}"
+        return "mysql_store", stored
 
     def emit_stored(self, span: tuple[int, int], col, row: int, schema: str, table: str) -> bool:
         """A literal (a `_binary` or typed literal too) assigned to `col`: an argument the engine
         converts as the column stores it (`engine.values.store`: strict mode). False for
         expressions."""
-        if self.stored_per_row:  # ON DUPLICATE KEY UPDATE's: stored (and refused) only for a row it updates
-            return False
         toks = self.tokens
         start, end = span
+        if self.stored_per_row:  # stored (and refused) only for a row it updates
+            if values.checked_store(col):
+                return False
+            if col.base in REAL_TYPES and end - start == 1 and toks[start].kind == "param":
+                key = values.target(col, f"`{schema}`.`{table}`.`{col.name}`", self.lenient, literal=True)
+                store, stored = self.store_call(str(key))
+                self.out.append(f"{store}((")
+                self.emit_range(start, end)
+                self.out.append(f"), {stored})")
+                return True
         binary: bool | str = end - start == 2 and toks[start].kind == "word" and toks[start].upper in (
             "_BINARY", "BINARY")
         if end - start == 2 and toks[start].kind == "word" and toks[start].upper in TYPED_LITERALS \
@@ -4273,7 +4356,7 @@ class Translator:
         for n, (name, o1, a1, o2, a2) in enumerate(assigned):
             sql.append(("OR " if n else "") + f"{quote_ident(name)} IS NOT (")
             # the value once more: its strict-mode check must not count a row twice
-            sql.extend(part.replace("mysql_store((", "mysql_store_check((") for part in self.out[o1:o2])
+            sql.extend(_checked(part) for part in self.out[o1:o2])
             sql.append(") COLLATE BINARY")
             sql_args.extend(self.args[a1:a2])
         return sql, sql_args
@@ -4379,7 +4462,7 @@ class Translator:
         """An earlier assignment's value once more (its strict-mode check not counting a row)."""
         _, o1, a1, o2, a2 = self.assigned[entry]
         self.out.append("(")
-        self.out.extend([part.replace("mysql_store((", "mysql_store_check((") for part in self.out[o1:o2]])
+        self.out.extend([_checked(part) for part in self.out[o1:o2]])
         self.out.append(")")
         self.args.extend(self.args[a1:a2])
 
@@ -4409,7 +4492,12 @@ class Translator:
         self.out.append("SET")
         set_cols = {toks[k].text.lower() for k in range(i, len(toks) - 1)
                     if toks[k + 1].text == "=" and toks[k].kind in ("word", "ident")}
+        per_row = bool(self.write_mode & PER_ROW)
+        set_args = len(self.args)
+        self.stored_per_row = per_row
         i = self.emit_assignments(i + 1, len(toks), table, frozenset({"WHERE", "ORDER", "LIMIT"}))
+        self.stored_per_row = False
+        up_front = not per_row and any(type(a) is tuple and a[0] == STORE for a in self.args[set_args:])
         if self.out[-1] == "SET":  # only generated columns assigned (IGNORE, LAX_VALUES): no change
             base = next(c for c in table.columns if c.generated is None)
             self.out.append(f"{quote_ident(base.name)} = {quote_ident(base.name)}")
@@ -4427,7 +4515,7 @@ class Translator:
         end = self.emit_range(i, len(toks))
         if end != len(toks):
             raise self.error_at(end)
-        plan = self.finish("write", target=(schema, table.name))
+        plan = self.finish("write", target=(schema, table.name), literals_up_front=up_front)
         if self.uses_rand or any(t.is_word("ORDER", "LIMIT") for t in toks[i:]):
             return plan
         # MySQL counts changed rows: the same UPDATE restricted to rows it changes; both it and
@@ -4436,11 +4524,14 @@ class Translator:
         out, args = self.out, self.args
         changed_out, changed_args = self.changed_condition(self.assigned)
         condition, condition_args = (out[prefix_out + 1:], args[prefix_args:]) if has_where else (["1"], [])
+        if per_row:  # (its literals checked, and refused, only for a row the condition matches)
+            changed_out = ["iif((", *condition, "), (", *changed_out, "), 0)"]
+            changed_args = condition_args + changed_args
         for every in (0, 1):
             self.out = (out[:prefix_out] + ["WHERE"] + (["("] + condition + [") AND"] if has_where else [])
                         + ["mysql_matched(("] + condition + ["), ("] + changed_out + [f"), {every})"])
             self.args = args + condition_args + changed_args
-            counted = self.finish("write", target=(schema, table.name), counts_rows=True)
+            counted = self.finish("write", target=(schema, table.name), counts_rows=True, literals_up_front=up_front)
             if every:
                 plan.found = counted
             else:

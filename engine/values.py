@@ -100,14 +100,21 @@ _STRICT_BASES = INT_TYPES | NUMERIC_TYPES | BLOB_TYPES | TIME_TYPES | FIXEDBIN_T
     "char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set"}
 
 
-def target(col: Column, where: str, lenient: bool = False, exact: bool = False) -> str | None:
+def checked_store(col: Column) -> bool:
+    """Whether `target` gives `col` a key: an expression's value written to it is converted and
+    checked as `store` converts a literal."""
+    return col.base in _STRICT_BASES
+
+
+def target(col: Column, where: str, lenient: bool = False, exact: bool = False, literal: bool = False) -> str | None:
     """The key under which `mysql_store(value, key)` (a SQLite function, see `functions`) finds
     the column an expression's value is written to, checked and converted by `store` as a
     literal is (strict mode for expressions: UPDATE t SET tiny = tiny + 200 is 1264; `lenient`,
     under IGNORE: adjusted, with a warning). None for the types whose expression values are
     stored as SQLite computes them (JSON, floats). `exact`: the value is a DECIMAL's text
-    (`engine.exact`), which a YEAR reads as a number (a string '0.4' is 2000, the DECIMAL 0000)."""
-    if col.base not in _STRICT_BASES:
+    (`engine.exact`), which a YEAR reads as a number (a string '0.4' is 2000, the DECIMAL 0000).
+    `literal`: the value is a literal, stored per row updated: a float column's key too."""
+    if col.base not in _STRICT_BASES and not (literal and col.base in REAL_TYPES):
         return None
     key = f"{where} {col.type_text}{' IGNORE' if lenient else ''}{' EXACT' if exact and col.base == 'year' else ''}"
     _TARGETS[key] = (col, where, lenient)
@@ -157,9 +164,22 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
         v = v.encode("utf-8", "surrogateescape")
     elif col.base == "bit" and type(v) is str and v.isdigit() and texts is not None and texts[index][:1] not in "'\"":
         v = Decimal(v)  # a number past BIGINT kept as its digits (`lexer.decode_number`): a number, not a string
-    elif warnings is not None and col.base in TIME_TYPES and _cut_time(col.base, v):
-        warnings.append((row, "Note", WARN_DATA_TRUNCATED.code, SQLError(WARN_DATA_TRUNCATED, col.name, row).message))
+    elif warnings is not None and (note := _cut_note(col, v, row)) is not None:
+        warnings.append(note)
     return store(col, v, row, where, lenient, warnings)
+
+
+def target_cut_note(key: str, value: object, row: int) -> tuple | None:
+    """`_cut_note` for a literal stored under a `target` key (`functions`' mysql_store_row)."""
+    return _cut_note(_TARGETS[key][0], value, row)
+
+
+def _cut_note(col: Column, value: object, row: int) -> tuple | None:
+    """The note 1265 of a literal a time column stores cut (`_cut_time`), as a warning
+    (row, level, code, message); None for any other."""
+    if col.base not in TIME_TYPES or not _cut_time(col.base, value):
+        return None
+    return (row, "Note", WARN_DATA_TRUNCATED.code, SQLError(WARN_DATA_TRUNCATED, col.name, row).message)
 
 
 # `literal_step`'s kinds of step, which `Session._args` runs without a call
@@ -239,8 +259,8 @@ def store(col: Column, value: object, row: int, where: str, lenient: bool = Fals
     message) (`adjusted`)."""
     if not lenient:
         return _store(col, value, row, where)
-    if col.base in FIXEDBIN_TYPES and value is not None:
-        return _fixedbin(col, value, row, where, warnings)
+    if col.base in FIXEDBIN_TYPES and value is not None:  # (adjusted, its warning dropped where `warnings` is None)
+        return _fixedbin(col, value, row, where, [] if warnings is None else warnings)
     if value is None and not col.nullable and not col.auto_increment:
         # an expression's NULL for a NOT NULL column: its implicit default, warned of (MariaDB's
         # 1048 as a warning; SQLite's OR IGNORE would leave the row out, OR ABORT fail it)

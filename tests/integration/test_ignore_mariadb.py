@@ -14,9 +14,9 @@ Left out, where the two still differ: a NOT NULL column without a default left o
 (MariaDB stores the implicit default; here 1364), UPDATE IGNORE ... SET c = NULL (MariaDB stores
 the implicit default; here the row is left), a NULL bound by a prepared statement for a NOT NULL
 column under INSERT IGNORE (the row is left out, without a warning); an UPDATE IGNORE storing an
-adjusted literal in several rows (MariaDB warns once per row, here once) or a value in rows it
-leaves unchanged (MariaDB warns for them too), and an UPDATE's "at row n" (MariaDB counts the
-rows it read, here the rows it changed)."""
+expression's adjusted value in rows it leaves unchanged (MariaDB warns for them too; a literal's
+is warned of once per row updated, changed or not: test_assigned_literals_mariadb.py), and an
+UPDATE's "at row n" (MariaDB counts the rows it read, here the rows it updated)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""An UPDATE's literal that its column cannot hold, where a row matches: strict mode's error, as
-MariaDB 10.11's. (Where no row matches MariaDB is OK with 0 rows and ours refuses the literal
-before any row is read, 1406 / 1264 / 1292: storing UPDATE literals per row lost the fixed-binary
-columns' refusals and UPDATE IGNORE's warnings, so they are converted up front again.)
+"""An UPDATE's literal that its column cannot hold is refused per row updated, as MariaDB 10.11
+refuses it: where no row matches, the UPDATE is OK with 0 rows (ours refused it before any row
+was read, 1406 / 1264 / 1292); where one matches, strict mode's error
+(tests/integration/test_assigned_literals_mariadb.py holds more cases).
 max_allowed_packet's default is MariaDB 10.11's 16 MiB (it was 64 MiB), and a query past it is
 1153 on both. Each statement runs on a stock MariaDB and on our master and the answers are
 compared; the UPDATEs are binlogged, and a MariaDB replica of ours holds the same rows."""
@@ -29,6 +29,9 @@ SETUP = ["CREATE DATABASE d",
          "INSERT INTO d.t VALUES (1, 'a', 1, '2020-01-01'), (2, 'b', 2, '2020-01-02')"]
 
 STATEMENTS = [
+    "UPDATE t SET s = 'abcdef' WHERE id = 5",
+    "UPDATE t SET n = 300 WHERE id > 5",
+    "UPDATE t SET dt = 'nope', s = 'toolong' WHERE id = 5",
     "UPDATE t SET s = 'abcdef' WHERE id = 1",
     "UPDATE t SET n = 300 WHERE id = 2",
     "UPDATE t SET s = 'xyz', n = -5 WHERE id = 2",

@@ -3,7 +3,12 @@ steps serve them (`values.literal_step`, `Session._args`): an int into an intege
 range, an ASCII string into a CHAR / VARCHAR / TEXT that holds it. Any other literal is read by
 `values.stored_literal`, whose values, errors and warnings the MariaDB comparisons hold
 (tests/integration/test_types_mariadb.py, test_ignore_mariadb.py, test_unsigned_64_mariadb.py);
-here the inline reading must give what it gives."""
+here the inline reading must give what it gives. An UPDATE's literal its column cannot hold is
+refused, or warned of, per row the UPDATE updates, as MariaDB converts it
+(tests/integration/test_assigned_literals_mariadb.py holds the answers): no row matched is OK
+with no warning, a matched row strict mode's error with the rows left as they were, IGNORE a
+warning for each row updated; a literal the column holds never plans the statement again
+(`Plan.literals_up_front`, `Session._per_row_planned`)."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ import pytest
 
 from engine import Engine, values
 from engine.errors import SQLError
+from engine.session import Session
 
 COLUMNS = "i INT, t TINYINT UNSIGNED, u BIGINT UNSIGNED, b BIGINT, c CHAR(3), v VARCHAR(3), x TINYTEXT"
 
@@ -120,3 +126,75 @@ async def test_a_one_row_insert_with_its_own_id_moves_the_counter_without_statem
     assert [tuple(row) for row in rows] == [(-2, 1), (0, 3), (3, 1), (5, 1), (6, 2), (7, 4)]
     # the NULL's, the 0's without NO_AUTO_VALUE_ON_ZERO, and -2's (an expression, not an id slot)
     assert sorted(made) == [(6, 1, None), (6, 1, None), (7, 1, None)]
+
+
+NONE_MATCHED = "Rows matched: 0  Changed: 0  Warnings: 0"
+
+
+@pytest.fixture
+async def updated(db):
+    """`db` with a table `w` of two rows for UPDATEs."""
+    await _committed(db, "CREATE TABLE w (id INT PRIMARY KEY, c CHAR(3), n TINYINT, d DATE, u UUID)")
+    await _committed(db, "INSERT INTO w (id, c, n) VALUES (1, 'a', 1), (2, 'b', 2)")
+    return db
+
+
+@pytest.fixture
+def replanned(monkeypatch):
+    """The statements planned again to store their literals per row."""
+    calls = []
+    general = Session._per_row_planned
+
+    def counted(self, expanded, context):
+        calls.append(expanded)
+        return general(self, expanded, context)
+
+    monkeypatch.setattr(Session, "_per_row_planned", counted)
+    return calls
+
+
+async def _rows(session):
+    return [tuple(row) for row in (await session.execute("SELECT id, c, n, d, u FROM w ORDER BY id")).rows]
+
+
+async def test_a_literal_is_refused_only_for_a_row_the_update_matches(updated, replanned):
+    before = await _rows(updated)
+    for sql in ("UPDATE w SET c = 'abcd' WHERE id = 9", "UPDATE w SET n = 300 WHERE id > 5",
+                "UPDATE w SET c = 'abcd', n = -300 WHERE c = 'zz'", "UPDATE w SET d = 'nope' WHERE n > 100",
+                "UPDATE w SET u = 'not-a-uuid' WHERE id = 9"):
+        result = await _committed(updated, sql)
+        assert (result.affected_rows, result.info, result.warnings) == (0, NONE_MATCHED, ()), sql
+    refused = []
+    for sql in ("UPDATE w SET c = 'abcd' WHERE id = 2", "UPDATE w SET n = 300 WHERE c = 'b'",
+                "UPDATE w SET c = 'x', d = 'nope' WHERE id = 1", "UPDATE w SET u = 'not-a-uuid' WHERE id = 1"):
+        with pytest.raises(SQLError) as failed:
+            await updated.execute(sql)
+        refused.append((failed.value.error.code, failed.value.message))
+    assert refused == [(1406, "Data too long for column 'c' at row 1"),
+                       (1264, "Out of range value for column 'n' at row 1"),
+                       (1292, "Incorrect date value: 'nope' for column `test`.`w`.`d` at row 1"),
+                       (1292, "Incorrect uuid value: 'not-a-uuid' for column `test`.`w`.`u` at row 1")]
+    assert await _rows(updated) == before
+    del replanned[:]
+    result = await _committed(updated, "UPDATE w SET c = 'xyz', n = -5 WHERE id = 1")  # held: no second plan
+    assert (result.affected_rows, replanned) == (1, [])
+
+
+def _warned(result) -> tuple:
+    """A result's rows affected, info and warnings (its notes 1592, UPDATE IGNORE's "unsafe", left out)."""
+    return result.affected_rows, result.info, tuple(w for w in result.warnings if w[0] == "Warning")
+
+
+async def test_ignore_warns_once_per_row_updated_and_not_where_none_matches(updated):
+    assert _warned(await _committed(updated, "UPDATE IGNORE w SET n = 300 WHERE id = 9")) == (
+        0, "Rows matched: 0  Changed: 0  Warnings: 1", ())
+    assert _warned(await _committed(updated, "UPDATE IGNORE w SET n = 300, u = 'nope'")) == (
+        2, "Rows matched: 2  Changed: 2  Warnings: 5",
+        (("Warning", 1264, "Out of range value for column 'n' at row 1"),
+         ("Warning", 1292, "Incorrect uuid value: 'nope' for column `test`.`w`.`u` at row 1"),
+         ("Warning", 1264, "Out of range value for column 'n' at row 2"),
+         ("Warning", 1292, "Incorrect uuid value: 'nope' for column `test`.`w`.`u` at row 2")))
+    # a row left as it was: warned of too
+    assert _warned(await _committed(updated, "UPDATE IGNORE w SET n = 300 WHERE id = 1")) == (
+        0, "Rows matched: 1  Changed: 0  Warnings: 2", (("Warning", 1264, "Out of range value for column 'n' at row 1"),))
+    assert [row[2] for row in await _rows(updated)] == [127, 127]
