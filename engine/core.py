@@ -51,7 +51,7 @@ calls SQLite itself, without a hop, for three things only, each bounded:
   binlogged statement) are the writer thread's;
 - a `commit_group` that writes WAL frames and nothing else (`durable=False` under synchronous
   NORMAL, no other file's commits to fsync first, no file to delete, no torn group, no
-  checkpoint due: `_commit_on_loop`) runs on the loop when the writer lane is idle, as such a
+  checkpoint due: `commits_on_loop`) runs on the loop when the writer lane is idle, as such a
   write does. SQLite's automatic checkpoint is off on the writer connection, so that no commit
   on the loop copies the WAL: the writer thread checkpoints after every CHECKPOINT_GROUPS
   commits (the commit on which one is due takes the hop).
@@ -657,7 +657,7 @@ class Engine:
         binlog write) runs on the writer thread just before it, in the same trip; if it raises,
         its exception propagates and nothing is committed (the caller tells the two apart)."""
         meta = {str(k): str(v) for k, v in meta.items()}
-        if first is None and self._commit_on_loop(durable):
+        if first is None and self.commits_on_loop(durable):
             self._w_commit_group(meta, durable)  # bounded, no fsync: no hop ("Threads")
         elif first is None:
             await self._on_writer(self._w_commit_group, meta, durable)
@@ -667,8 +667,8 @@ class Engine:
             # stopped between the group's files: the others get it before any later write
             await self._complete_torn()
 
-    def _commit_on_loop(self, durable: bool) -> bool:
-        """Whether the loop may run this `commit_group` itself: the writer lane is idle, and the
+    def commits_on_loop(self, durable: bool) -> bool:
+        """Whether the loop may run a `commit_group` without `first` itself: the writer lane is idle, and the
         commit writes WAL frames only -- no fsync (durable=False under synchronous NORMAL, and no
         other file's unsynced commits to sync first), no file to delete, no torn group to
         complete, and no checkpoint due (`_w_commit_group` runs those on the writer thread)."""

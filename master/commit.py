@@ -193,8 +193,8 @@ def abort_server(message: str) -> None:
 
 @dataclass(slots=True)
 class _OneStep:
-    """A group written, synced and committed in one trip: the meta it committed, and the
-    engine's failure after the write (None: committed)."""
+    """A group written, synced and committed in one step (`_commit_one_step`): the meta it
+    committed, and the engine's failure after the write (None: committed)."""
 
     meta: dict[str, str]
     written: bool = False
@@ -460,6 +460,22 @@ class GroupCommit:
         if writer.write_group_end(mark):
             await self.run_io(writer.rotate_if_full)
 
+    async def _commit_one_step(self, done: _OneStep, sync: bool) -> None:
+        """A group no observer holds, written (fsynced when `sync`), then committed in the engine
+        (`done.written` set in between): without a Python thread when it can be, as
+        `_write_group` writes a synced group on the loop and fdatasyncs it on the compiled
+        syncer's thread, and the engine then commits on the loop (no fsync, its writer lane idle:
+        `Engine.commits_on_loop`); otherwise one trip to the engine's writer thread does both.
+        Either way a group whose binlog write was fsynced is committed without the engine's
+        fsync (recovery replays it from the binlog)."""
+        writer, engine = self.writer, self.engine
+        if sync and self.native_sync and writer.buffered <= LOOP_WRITE_MAX and engine.commits_on_loop(durable=False):
+            await self._write_group(sync)
+            done.written = True
+            await engine.commit_group(done.meta, durable=False)
+        else:
+            await engine.commit_group(done.meta, durable=not sync, first=functools.partial(done.write, writer, sync))
+
     # -- the leader ---------------------------------------------------------------------------
 
     async def _lead(self, wait: asyncio.Future[None] | None) -> None:
@@ -663,7 +679,7 @@ class GroupCommit:
                               start: BinlogPosition) -> tuple[BinlogPosition, _OneStep | None]:
         """Append the group's events and write them (fsynced per sync_binlog), then
         `after_flush` and the publish. `one_step` (no storage observer holds groups): the write,
-        its sync and the engine commit are one trip to the engine's writer thread, and the
+        its sync and the engine commit follow each other here (`_commit_one_step`), and the
         `_OneStep` returned says how the engine commit went; otherwise it is None and the
         caller commits the engine. A failed write raises (nothing of the group is written).
         `start`: the writer's pending position (the caller holds the lock since it read it)."""
@@ -704,14 +720,12 @@ class GroupCommit:
             every = self.sync_binlog()
             sync = bool(every) and self._unsynced_groups >= every
             # write, and fsync when sync_binlog says so; all or nothing (a failure leaves the
-            # binlog where the group started): one trip to the binlog's I/O thread, or, in one
-            # step, to the engine's writer thread, which commits right after it
+            # binlog where the group started): `_write_group`, or, in one step, the write and
+            # the engine commit right after it (`_commit_one_step`)
             if one_step:
                 done = _OneStep(self._group_meta(group, end))
                 try:
-                    # fsynced: no engine fsync (recovery replays the group from the binlog)
-                    await self.engine.commit_group(done.meta, durable=not sync,
-                                                   first=functools.partial(done.write, writer, sync))
+                    await self._commit_one_step(done, sync)
                 except BaseException as exc:
                     if not done.written:
                         raise  # nothing of the group is written (the writer cut it back)

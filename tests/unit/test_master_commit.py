@@ -9,6 +9,7 @@ import asyncio
 import pytest
 
 from binlog.reader import iter_events
+from binlog.syncer import NativeSyncer
 from binlog.syncer import available as syncer_available
 from binlog.writer import BinlogWriter
 from engine.core import Engine
@@ -37,12 +38,14 @@ class Session:
 
 @pytest.fixture(params=["native", "lane"])
 async def pipeline(tmp_path, request):
-    """A pipeline whose held groups are written on the loop and fdatasynced on the compiled
-    syncer ("native", where binlog._syncer was built), or written and fsynced on the binlog
-    I/O thread ("lane"): every test runs on both."""
+    """A pipeline whose synced groups are written on the loop and fdatasynced on the compiled
+    syncer ("native", where binlog._syncer was built; its engine under synchronous NORMAL, as
+    the node's, so that a group fsynced in the binlog commits on the loop), or written and
+    fsynced on the binlog I/O thread or, in one step, the engine's writer thread ("lane"; its
+    engine under FULL, which commits on that thread): every test runs on both."""
     if request.param == "native" and not syncer_available():
         pytest.skip("binlog._syncer was not built")
-    engine = await Engine.open(tmp_path / "db")
+    engine = await Engine.open(tmp_path / "db", synchronous="NORMAL" if request.param == "native" else "FULL")
     writer = BinlogWriter(tmp_path, "mysql-bin", server_id=1, checksum=True, max_size=1 << 20,
                           server_version="10.11.99-semisync-log")
     writer.open()
@@ -261,6 +264,56 @@ async def test_a_group_no_observer_holds_is_written_synced_and_committed_in_one_
     # only the held group went to the binlog's I/O thread, and only without the compiled syncer
     assert hops == ([] if gc.native_sync else ["write_group"])
     assert binlog_values(writer, writer.end_position.pos) == [0, 1]
+
+
+async def test_a_synced_group_no_observer_holds_wakes_no_python_thread(pipeline, monkeypatch):
+    """A replica's group (no storage observer holds groups) fsynced per sync_binlog=1, on the
+    node's engine (synchronous NORMAL): written on the loop, fdatasynced on the compiled
+    syncer's thread, then committed on the loop; neither the engine's writer thread nor the
+    binlog's I/O thread is called. The engine commit follows the fdatasync's answer, and
+    after_flush sees the group committed, as in one trip."""
+    engine, writer, end, interface, gc = pipeline
+    if not gc.native_sync:
+        pytest.skip("the lane's group goes to the engine's writer thread")
+    steps: list[str] = []
+
+    class Observer(BinlogStorageObserver):
+        def holds_groups(self) -> bool:
+            return False
+
+        def after_flush(self, param: StorageParam) -> None:
+            steps.append("after_flush" if engine.meta()["binlog_pos"] == str(param.position.pos) else "uncommitted")
+
+    interface.storage.add_observer(Observer())
+    s = engine.session(5)
+    res = await s.execute("INSERT INTO g.t (v) VALUES (1)")
+    fdatasync, commit_group, writer_call, io_call = NativeSyncer.fdatasync, engine.commit_group, engine._writer.call, gc._io.call
+
+    def synced(self, fd):
+        done = fdatasync(self, fd)
+        done.add_done_callback(lambda _: steps.append("fdatasync"))
+        return done
+
+    async def committed(meta, **kwargs):
+        steps.append("commit")
+        await commit_group(meta, **kwargs)
+
+    def thread(name):
+        def call(fn, *args):
+            steps.append(name)
+            return (writer_call if name == "writer thread" else io_call)(fn, *args)
+        return call
+
+    monkeypatch.setattr(NativeSyncer, "fdatasync", synced)
+    monkeypatch.setattr(engine, "commit_group", committed)
+    monkeypatch.setattr(engine._writer, "call", thread("writer thread"))
+    monkeypatch.setattr(gc._io, "call", thread("binlog I/O thread"))
+    await gc.commit(Session(5), res.committed)
+    monkeypatch.undo()
+    await s.close()
+    assert steps == ["fdatasync", "commit", "after_flush"]
+    assert writer.synced_position == writer.end_position == end.position
+    assert await engine_values(engine) == [1] == binlog_values(writer, writer.end_position.pos)
 
 
 def engine_commits(monkeypatch, engine: Engine, writer: BinlogWriter) -> list[tuple[list[int], list[int]]]:

@@ -57,7 +57,7 @@ async def test_a_failed_binlog_write_fails_the_whole_group_with_1026(pipeline, m
         return real(*args)
 
     monkeypatch.setattr(writer_module.os, where, fault)
-    if held and gc.native_sync and where == "fdatasync":  # the syncer's thread calls fdatasync(2) in C
+    if gc.native_sync and where == "fdatasync":  # the syncer's thread calls fdatasync(2) in C
         native = NativeSyncer.fdatasync
 
         def syncer_fault(self, fd):
