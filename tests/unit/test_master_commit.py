@@ -197,13 +197,30 @@ async def test_a_group_asks_no_delegate_its_truth_and_splits_each_transaction_on
     assert sorted(binlog_values(writer, writer.end_position.pos)) == await engine_values(engine) == [1, 2]
 
 
+async def commit_profiled(gc: GroupCommit, session: Session, committed: CommittedTxn) -> list[tuple[str, bool]]:
+    """`gc.commit(session, committed)`, with the frames of master/commit.py it entered or resumed
+    meanwhile: (name, whether a coroutine's)."""
+    frames: list[tuple[str, bool]] = []
+
+    def profile(frame, event, arg):
+        code = frame.f_code
+        if event == "call" and code.co_filename.endswith("commit.py"):
+            frames.append((code.co_name, bool(code.co_flags & inspect.CO_COROUTINE)))
+
+    sys.setprofile(profile)
+    try:
+        await gc.commit(session, committed)
+    finally:
+        sys.setprofile(None)
+    return frames
+
+
 async def test_an_after_commit_that_does_not_wait_is_answered_without_a_coroutine(pipeline):
     """An after_commit hook that answers the finished awaitable (the semi-sync plugin at
     AFTER_SYNC) is not awaited through a coroutine of the pipeline's: the group's sessions are
     answered in the frame that committed it. A hook that waits is still awaited."""
     engine, writer, end, interface, gc = pipeline
     hooks: list[str] = []
-    coroutines: list[str] = []
 
     class NotWaiting(TransactionObserver):
         def after_commit(self, param: TransParam):  # type: ignore[override]
@@ -215,19 +232,10 @@ async def test_an_after_commit_that_does_not_wait_is_answered_without_a_coroutin
             await asyncio.sleep(0)
             hooks.append("awaited")
 
-    def profile(frame, event, arg):
-        code = frame.f_code
-        if event == "call" and code.co_filename.endswith("commit.py") and code.co_flags & inspect.CO_COROUTINE:
-            coroutines.append(code.co_name)
-
     s = engine.session(5)
     interface.transaction.add_observer(NotWaiting())
     res = await s.execute("INSERT INTO g.t (v) VALUES (1)")
-    sys.setprofile(profile)
-    try:
-        await gc.commit(Session(5), res.committed)
-    finally:
-        sys.setprofile(None)
+    coroutines = [name for name, coroutine in await commit_profiled(gc, Session(5), res.committed) if coroutine]
     assert hooks == ["after_commit"]
     assert "_answer" not in coroutines and "_after_commit" not in coroutines and "commit" in coroutines
     interface.transaction.add_observer(Waiting())
@@ -244,19 +252,9 @@ async def test_a_commit_that_finds_the_lock_free_runs_its_group_without_a_leader
     `_lead` frame to resume at each of the group's wakeups. A commit that finds a leader
     joins its group as before."""
     engine, writer, end, interface, gc = pipeline
-    frames: list[str] = []
-
-    def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_filename.endswith("commit.py"):
-            frames.append(frame.f_code.co_name)
-
     s = engine.session(5)
     res = await s.execute("INSERT INTO g.t (v) VALUES (1)")
-    sys.setprofile(profile)
-    try:
-        await gc.commit(Session(5), res.committed)
-    finally:
-        sys.setprofile(None)
+    frames = [name for name, _ in await commit_profiled(gc, Session(5), res.committed)]
     assert "_run_group" in frames and "_lead" not in frames
     groups = gc.groups
     others = [engine.session(6 + i) for i in range(3)]
