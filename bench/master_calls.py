@@ -5,9 +5,14 @@ cursor (BEGIN; two UPDATEs by key, a DELETE and an INSERT of one row; COMMIT), o
 (one autocommit INSERT). Only the daemon's thread (the event loop) is profiled.
 
     python bench/master_calls.py [--shape write_only|insert] [--transactions 1000] [--top 30]
-        [--tree DIR]
+        [--tree DIR] [--slaves N]
 
 --tree imports that checkout (e.g. a base to compare with; it needs its C parts built).
+--slaves N: the master as sysbench_semisync.py's `ours` starts it (semi-sync AFTER_SYNC, one
+ack, sync_binlog=1; its timeout raised to 60 s) with N semi-sync slaves as child processes of
+the same tree (`--sync-relay-log=1`), so that the count holds each group's semi-sync wait and
+each slave's ack; the run is refused unless every commit was acked (Rpl_semi_sync_master_no_tx
+stays 0).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 
 def _client_work(port: int, shape: str, transactions: int, ready: threading.Event, go: threading.Event) -> None:
@@ -45,16 +51,79 @@ def _client_work(port: int, shape: str, transactions: int, ready: threading.Even
     conn.close()
 
 
-async def measure(shape: str, transactions: int, top: int) -> None:
+def _start_slaves(code: Path, tmp: Path, master_port: int, count: int) -> list[Any]:
+    """`count` semi-sync slaves of the master at `master_port`, as child processes of `code`."""
+    from tests.support.daemons import Daemon
+
+    slaves: list[Any] = []
+    try:
+        for server_id in range(2, 2 + count):
+            slave = Daemon("slave", tmp / f"slave{server_id}", [
+                f"--server-id={server_id}", "--master-host=127.0.0.1", f"--master-port={master_port}",
+                "--master-user=root", "--rpl-semi-sync-slave-enabled=ON", "--sync-relay-log=1",
+            ], code=code)
+            slaves.append(slave)
+            slave.start()
+    except BaseException:
+        for slave in slaves:
+            slave.stop()
+        raise
+    return slaves
+
+
+async def _semisync_clients(daemon: Any, count: int) -> None:
+    """Wait until `count` semi-sync slaves are connected and semi-sync is ON."""
+    import pymysql
+
+    def ready() -> bool:
+        conn = pymysql.connect(host="127.0.0.1", port=daemon.port, user="root", autocommit=True)
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_master_%'")
+                status = dict(cur.fetchall())
+        finally:
+            conn.close()
+        return int(status["Rpl_semi_sync_master_clients"]) >= count and status["Rpl_semi_sync_master_status"] == "ON"
+
+    for _ in range(600):
+        if await asyncio.to_thread(ready):
+            return
+        await asyncio.sleep(0.1)
+    raise RuntimeError(f"{count} semi-sync slave(s) did not connect")
+
+
+def _no_tx(daemon: Any) -> int:
+    import pymysql
+
+    conn = pymysql.connect(host="127.0.0.1", port=daemon.port, user="root", autocommit=True)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_master_no_tx'")
+            return int(cur.fetchall()[0][1])
+    finally:
+        conn.close()
+
+
+async def measure(shape: str, transactions: int, top: int, code: Path, slaves: int) -> None:
     import pymysql
 
     from config.master import MasterConfig
     from node.main import NodeDaemon
 
+    semisync: dict[str, Any] = {}
+    if slaves:
+        semisync = {"server_id": 1, "rpl_semi_sync_master_enabled": True, "sync_binlog": 1,
+                    "rpl_semi_sync_master_wait_point": "AFTER_SYNC",
+                    "rpl_semi_sync_master_wait_for_slave_count": 1, "rpl_semi_sync_master_timeout": 60000}
     with tempfile.TemporaryDirectory() as tmp:
-        daemon = NodeDaemon(MasterConfig(datadir=Path(tmp) / "m", port=0, bind_address="127.0.0.1"))
+        daemon = NodeDaemon(MasterConfig(datadir=Path(tmp) / "m", port=0, bind_address="127.0.0.1", **semisync))
         await daemon.start()
+        started: list[Any] = []
         try:
+            if slaves:
+                started = await asyncio.to_thread(_start_slaves, code, Path(tmp), daemon.port, slaves)
+                await _semisync_clients(daemon, slaves)
+
             def setup() -> None:
                 conn = pymysql.connect(host="127.0.0.1", port=daemon.port, user="root", autocommit=True)
                 with conn.cursor() as cur:
@@ -73,11 +142,15 @@ async def measure(shape: str, transactions: int, top: int) -> None:
             go.set()
             await asyncio.to_thread(client.join)
             profiler.disable()
+            if slaves and await asyncio.to_thread(_no_tx, daemon):
+                raise RuntimeError("a commit was not acked (Rpl_semi_sync_master_no_tx moved): not counted")
             stats = pstats.Stats(profiler)
             print(f"{stats.total_calls} calls for {transactions} transactions: "  # type: ignore[attr-defined]
                   f"{stats.total_calls / transactions:.1f} per transaction")  # type: ignore[attr-defined]
             stats.sort_stats("ncalls").print_stats(top)
         finally:
+            for slave in started:
+                await asyncio.to_thread(slave.stop)
             await daemon.shutdown()
 
 
@@ -87,9 +160,11 @@ def main() -> None:
     parser.add_argument("--transactions", type=int, default=1000)
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--tree", help="the checkout to import (default: this one)")
+    parser.add_argument("--slaves", type=int, default=0, help="semi-sync slaves (child processes of the tree)")
     args = parser.parse_args()
-    sys.path.insert(0, str(Path(args.tree).resolve() if args.tree else Path(__file__).resolve().parent.parent))
-    asyncio.run(measure(args.shape, args.transactions, args.top))
+    code = Path(args.tree).resolve() if args.tree else Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(code))
+    asyncio.run(measure(args.shape, args.transactions, args.top, code, args.slaves))
 
 
 if __name__ == "__main__":

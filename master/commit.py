@@ -127,7 +127,7 @@ import functools
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,7 +151,7 @@ from protocol.errors import (
 )
 from protocol.events import Gtid
 from protocol.position import BinlogPosition
-from semisync.interface import CommitVerdict, ReplicationInterface, StorageParam, TransParam
+from semisync.interface import DONE, CommitVerdict, ReplicationInterface, StorageParam, TransParam
 
 log = logging.getLogger("semisync.master.commit")
 
@@ -220,13 +220,15 @@ class _Ticket:
 @dataclass(slots=True)
 class _Written:
     """A group in the binlog, from its flush to its wakeups: what its engine commit and its
-    sessions' answers need. `waited`: whether its after_sync ran (`verdicts`, `seconds`)."""
+    sessions' answers need. `waited`: whether its after_sync ran (`verdicts`, `seconds`).
+    `flushed`: the `StorageParam` its after_flush got, which its after_sync gets too."""
 
     group: list[_Ticket]
     start: BinlogPosition
     end: BinlogPosition
     count: int
     synced: bool
+    flushed: StorageParam | None = None
     waited: bool = False
     verdicts: list[CommitVerdict | None] = field(default_factory=list)
     seconds: float = 0.0
@@ -292,7 +294,7 @@ class GroupCommit:
     # -- the session's side -----------------------------------------------------------------
 
     async def commit(self, session: CommitSession | None, txn: CommittedTransaction) -> None:
-        ticket, lead = self._join(session, txn)
+        ticket, lead = self._join(session, txn, awaited=True)
         try:
             if lead is not None:
                 await lead
@@ -311,11 +313,14 @@ class GroupCommit:
             leader.add_done_callback(self._led)
         return ticket.done
 
-    def _join(self, session: CommitSession | None,
-              txn: CommittedTransaction) -> tuple[_Ticket, Coroutine[Any, Any, None] | None]:
+    def _join(self, session: CommitSession | None, txn: CommittedTransaction, *,
+              awaited: bool = False) -> tuple[_Ticket, Coroutine[Any, Any, None] | None]:
         """Queue `txn` (in flight from now) and, when no leader holds or waits for the writer
         lock, become it at once: the lock taken or queued for here, and the coroutine that leads
-        the group (`_lead`) returned with the ticket; else None with it."""
+        the group (`_lead`) returned with the ticket; else None with it. `awaited`: the caller
+        awaits that coroutine in this step; then, when the lock is free and nothing is on its
+        way to the queue, the group is taken here as `_lead` would take it in that step, and
+        the coroutine returned is the group's run itself (no `_lead` frame to resume)."""
         ticket = _Ticket(session, txn, asyncio.get_running_loop().create_future())
         self._queue.append(ticket)
         Handover.take(txn)
@@ -324,7 +329,11 @@ class GroupCommit:
             return ticket, None
         self._leader_waiting = True
         lock = self.engine.writer_lock
-        return ticket, self._lead(None if lock.try_acquire(self) else lock.enqueue(self))
+        if not lock.try_acquire(self):
+            return ticket, self._lead(lock.enqueue(self))
+        if awaited and not self.engine.handover.pending:
+            return ticket, self._take_group()
+        return ticket, self._lead(None)
 
     def _settled(self, done: asyncio.Future[None]) -> None:
         """A `commit_now` ticket's end: no longer in flight; its error is its awaiter's (or, when
@@ -497,9 +506,13 @@ class GroupCommit:
             except BaseException:
                 lock.release()
                 raise
+        await self._take_group()
+
+    def _take_group(self) -> Coroutine[Any, Any, None]:
+        """The leader, holding the writer lock, takes the queue: the run of that group."""
         self._leader_waiting = False
         group, self._queue = self._queue, []
-        await self._run_group(group)
+        return self._run_group(group)
 
     async def _run_group(self, group: list[_Ticket], *, commit: bool = False) -> None:
         """The stages of one group (module docstring), from the flush to the wakeups. The
@@ -513,31 +526,33 @@ class GroupCommit:
         try:
             if not group and not self._open:
                 return
-            count = _transactions(group)
+            count = _transactions(group) if group else 0
             start = self.writer.pending_position
             storage = self.interface.storage
             if not storage.observers:  # (the tuple, not the delegate: no Python call per group)
                 storage = None
             one_step = not self._open and not (storage is not None and storage.holds_groups())
-            end, done = start, None  # (an empty group: the open ones' commit alone)
+            end, done, flushed = start, None, None  # (an empty group: the open ones' commit alone)
             try:
                 if group:
-                    end, done = await self._flush_and_sync(group, count, one_step, start)
+                    end, done, flushed = await self._flush_and_sync(group, count, one_step, start)
             except BaseException as exc:
                 opened = self._take_open()
                 await self._fail(group, exc, opened)
                 return
             if end == start or done is not None:
                 storage = None  # nothing written: nothing to ack; one step: nobody waits there
-            this = _Written(group, start, end, count, self._group_synced and end != start)
-            if storage is not None and not commit and self._may_open(storage, end):
+            this = _Written(group, start, end, count, self._group_synced and end != start, flushed) if group else None
+            if this is not None and storage is not None and not commit and self._may_open(storage, end):
                 released = True  # by `_wait_open`
                 await self._wait_open(this, storage)
                 return
             opened = self._take_open()
-            if storage is not None:
+            if this is not None and storage is not None:
                 await self._after_sync(storage, this)
-            parts = [o.written for o in opened] + ([this] if group else [])
+            parts = [o.written for o in opened]
+            if this is not None:
+                parts.append(this)
             for o in opened:
                 await o.acked
             tickets = [t for part in parts for t in part.group]
@@ -547,7 +562,10 @@ class GroupCommit:
                     # a group whose binlog write was fsynced needs no engine fsync: recovery replays
                     # it from the binlog if a power loss undoes its engine commit (every group in
                     # this commit must be such, or have no transaction)
-                    durable = not all(part.synced or not part.group for part in parts)
+                    durable = False
+                    for part in parts:
+                        if part.group and not part.synced:
+                            durable = True
                     await self.engine.commit_group(meta, durable=durable)
                 elif done.error is not None:
                     raise done.error
@@ -614,12 +632,14 @@ class GroupCommit:
         await opened.committed
 
     async def _after_sync(self, storage: Any, this: _Written) -> None:
-        sessions = [t.param for t in this.group if t.param is not None]
+        param = this.flushed
+        if param is None:  # (an observer registered since the flush)
+            param = StorageParam(self.server_id, this.end, this.count, [t.param for t in this.group if t.param is not None])
         timed = self.on_group_waited is not None  # (`seconds` is only for it)
         started = time.monotonic() if timed else 0.0
         this.waited = True
         try:
-            this.verdicts.append(await storage.after_sync(StorageParam(self.server_id, this.end, this.count, sessions)))
+            this.verdicts.append(await storage.after_sync(param))
         except Exception:
             log.exception("after_sync observer failed for the group ending at %s", this.end)
         if timed:
@@ -639,26 +659,46 @@ class GroupCommit:
             if not self._open:
                 self.engine.settle.close()
 
-    async def _answer(self, this: _Written) -> None:
-        """A committed group's end: the counters, the after_commit hook, its sessions' answers."""
+    def _answer(self, this: _Written) -> Awaitable[None]:
+        """A committed group's end: the counters, the after_commit hook, its sessions' answers.
+        What is left to await: `DONE` when it is all done here (no observer, or the hook did
+        not wait: it answered `DONE`), else the coroutine that awaits the hook, then answers."""
         self.commits += this.count
         self.groups += 1
         transaction = self.interface.transaction
         if not transaction.observers or this.end == this.start:
-            transaction = None
+            self._answered(this, False, 0.0)
+            return DONE
+        started = time.monotonic() if self.on_group_waited is not None else 0.0
+        try:
+            wait = transaction.after_commit(TransParam(
+                0, self.server_id, this.end, functools.partial(_set_group_state, this.group),
+                transactions=this.count,
+            ))
+        except Exception:
+            log.exception("after_commit observer failed for the group ending at %s", this.end)
+            wait = DONE
+        if wait is not DONE:
+            return self._after_commit(this, wait, started)
+        self._answered(this, True, started)
+        return DONE
+
+    async def _after_commit(self, this: _Written, wait: Awaitable[CommitVerdict | None], started: float) -> None:
+        try:
+            this.verdicts.append(await wait)
+        except Exception:
+            log.exception("after_commit observer failed for the group ending at %s", this.end)
+        self._answered(this, True, started)
+
+    def _answered(self, this: _Written, hooked: bool, started: float) -> None:
+        """The group's sessions woken, with the waiting hooks' verdict; `hooked`: after_commit
+        ran (from `started`, for `on_group_waited`)."""
         on_group_waited = self.on_group_waited
-        if transaction is not None:
-            started = time.monotonic() if on_group_waited is not None else 0.0
-            try:
-                this.verdicts.append(await transaction.after_commit(TransParam(
-                    0, self.server_id, this.end, _group_state_setter(this.group), transactions=this.count,
-                )))
-            except Exception:
-                log.exception("after_commit observer failed for the group ending at %s", this.end)
-            if on_group_waited is not None:
+        if on_group_waited is not None:
+            if hooked:
                 this.seconds += time.monotonic() - started
-        if (this.waited or transaction is not None) and on_group_waited is not None:
-            on_group_waited(this.seconds)
+            if this.waited or hooked:
+                on_group_waited(this.seconds)
         if CommitVerdict.IN_DOUBT in this.verdicts:
             self.in_doubt += this.count
             self._wake(this.group, SQLError(ER_SERVER_SHUTDOWN))
@@ -672,18 +712,23 @@ class GroupCommit:
         for ticket in group:
             if isinstance(ticket.txn, _ReplicatedTxn):
                 meta.update(ticket.txn.transactions[-1].meta)
-        meta.update({"binlog_file": end.file, "binlog_pos": str(end.pos)})
-        return {str(k): str(v) for k, v in meta.items()}
+        if meta:  # (the applier's keys and values as strings; a client group has none)
+            meta = {str(k): str(v) for k, v in meta.items()}
+        meta["binlog_file"] = end.file
+        meta["binlog_pos"] = str(end.pos)
+        return meta
 
-    async def _flush_and_sync(self, group: list[_Ticket], count: int, one_step: bool,
-                              start: BinlogPosition) -> tuple[BinlogPosition, _OneStep | None]:
+    async def _flush_and_sync(self, group: list[_Ticket], count: int, one_step: bool, start: BinlogPosition,
+                              ) -> tuple[BinlogPosition, _OneStep | None, StorageParam | None]:
         """Append the group's events and write them (fsynced per sync_binlog), then
         `after_flush` and the publish. `one_step` (no storage observer holds groups): the write,
         its sync and the engine commit follow each other here (`_commit_one_step`), and the
         `_OneStep` returned says how the engine commit went; otherwise it is None and the
         caller commits the engine. A failed write raises (nothing of the group is written).
-        `start`: the writer's pending position (the caller holds the lock since it read it)."""
-        done = None
+        `start`: the writer's pending position (the caller holds the lock since it read it).
+        Returned with them: the `StorageParam` after_flush got (None: no storage observer), which
+        the group's after_sync gets too."""
+        done = flushed = None
         interface = self.interface
         transaction, storage = interface.transaction, interface.storage
         if not transaction.observers:  # the tuples tested: no Python call per group
@@ -715,7 +760,7 @@ class GroupCommit:
                 if ticket.param is not None:
                     ticket.param.position = end
             if end == start:  # nothing to write (replicated position-only steps, log_slave_updates OFF)
-                return end, None
+                return end, None, None
             self._unsynced_groups += 1
             every = self.sync_binlog()
             sync = bool(every) and self._unsynced_groups >= every
@@ -741,13 +786,14 @@ class GroupCommit:
             self._unsynced_groups = 0
         if storage is not None:  # WL#4398: after the flush, and after the sync when the group was synced
             try:  # (the group is written: a failing observer must not make it look failed)
-                storage.after_flush(StorageParam(self.server_id, end, count, [t.param for t in group if t.param]))
+                flushed = StorageParam(self.server_id, end, count, [t.param for t in group if t.param is not None])
+                storage.after_flush(flushed)
             except Exception:
                 log.exception("after_flush observer failed for the group ending at %s", end)
         # with the group's events as written (`writer.last_group`, this write's: the writer lock
         # is held), so that dump sessions at the group's start need not read them back
         self.end.publish(writer.end_position, writer.last_group)
-        return end, done
+        return end, done, flushed
 
     def _gtid(self, session: CommitSession | None, server_id: int | None, origin: Gtid | None) -> Gtid:
         """The GTID of one binlog transaction, recorded in the binlog state: a replicated one's
@@ -868,14 +914,12 @@ def _read_group(directory: Path, start: BinlogPosition, end: BinlogPosition) -> 
     return transactions
 
 
-def _group_state_setter(group: list[_Ticket]) -> Callable[[str | None], None]:
-    setters = [t.session.set_state for t in group if t.session is not None]
-
-    def set_state(state: str | None) -> None:
-        for setter in setters:
-            setter(state)
-
-    return set_state
+def _set_group_state(group: list[_Ticket], state: str | None) -> None:
+    """SHOW PROCESSLIST's State of every session of `group` (the group's `TransParam.set_state`
+    at after_commit, bound with `functools.partial`: nothing runs unless an observer waits)."""
+    for ticket in group:
+        if ticket.session is not None:
+            ticket.session.set_state(state)
 
 
 @dataclass(slots=True)

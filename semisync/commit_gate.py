@@ -17,7 +17,9 @@ Contract
   left. So a waiter released in time (every acked commit group) arms and cancels no timer.
 - Each waiting session awaits a future of its own, which the waiter's release settles (no
   shared future to shield from a cancelled session): a session that is cancelled leaves the
-  waiter to the others; the last one to leave removes it.
+  waiter to the others; the last one to leave removes it. `wait` is `enter`, the await of the
+  future it returns, then `leave` (always, also when cancelled); a caller that is itself a
+  coroutine may make those three steps in its own frame (no coroutine of the gate's per wait).
 - Single-threaded: everything runs on the event loop thread, so no locks.
 """
 
@@ -86,6 +88,17 @@ class CommitGate:
 
     async def wait(self, position: BinlogPosition, timeout: float, transactions: int = 1) -> Outcome:
         """Wait until `position` is released; `timeout` (seconds) applies to a new waiter only."""
+        waiter, future = self.enter(position, timeout, transactions)
+        try:
+            return await future
+        finally:
+            self.leave(waiter, future, transactions)
+
+    def enter(self, position: BinlogPosition, timeout: float,
+              transactions: int = 1) -> tuple[_Waiter, asyncio.Future[Outcome]]:
+        """`wait`'s start: the waiter of `position` (made, with its deadline `timeout` seconds
+        from now, when there is none) and this session's future, which its release settles.
+        The caller awaits the future, then calls `leave` with both, whatever happened."""
         loop = asyncio.get_running_loop()
         waiter = self._waiters.get(position)
         if waiter is None:
@@ -95,19 +108,20 @@ class CommitGate:
             self._waiters[position] = waiter
             heapq.heappush(self._heap, (position, next(self._order), waiter))
         future = loop.create_future()
-        futures = waiter.futures
-        futures.append(future)
+        waiter.futures.append(future)
         waiter.transactions += transactions
         self.sessions += 1
-        try:
-            return await future
-        finally:
-            futures.remove(future)
-            waiter.transactions -= transactions
-            self.sessions -= 1
-            if not futures and waiter.outcome is None:
-                # Every session of this waiter was cancelled: nobody is left to release.
-                self._forget(waiter)
+        return waiter, future
+
+    def leave(self, waiter: _Waiter, future: asyncio.Future[Outcome], transactions: int = 1) -> None:
+        """`wait`'s end, for what `enter` returned: released, or cancelled meanwhile."""
+        futures = waiter.futures
+        futures.remove(future)
+        waiter.transactions -= transactions
+        self.sessions -= 1
+        if not futures and waiter.outcome is None:
+            # Every session of this waiter was cancelled: nobody is left to release.
+            self._forget(waiter)
 
     def release_up_to(self, position: BinlogPosition) -> int:
         """Resolve every waiter at or before `position` as ACKED; return how many."""
@@ -149,7 +163,9 @@ class CommitGate:
             self._arm(loop, min(w.deadline for w in self._waiters.values()))
 
     def _resolve(self, waiter: _Waiter, outcome: Outcome) -> None:
-        self._forget(waiter)
+        waiters = self._waiters
+        if waiters.get(waiter.position) is waiter:  # (`_forget`, without its frame: once per ack)
+            del waiters[waiter.position]
         waiter.outcome = outcome
         for future in waiter.futures:
             if not future.done():  # (a session's own, cancelled with it)

@@ -15,6 +15,11 @@ Contract
   hooks (`after_commit`, `after_sync`) are plain methods returning an awaitable:
   `await delegate.after_sync(p)` as usual; with no observer the awaitable is a shared finished
   one, with one observer it is that observer's coroutine (no wrapper).
+- A delegate with one observer (semi-sync alone, the usual) costs no frame of its own: each
+  hook whose call is then the observer's own call (same arguments, its answer) IS the
+  observer's bound method, looked up when the observer is added or another one removed (as
+  WL#4398's observer structs of function pointers are read at registration): an observer that
+  replaces a hook on its instance after registering is not seen until the set changes.
 - The commit path's waiting hooks return a decision: None (or `CommitVerdict.PROCEED`) lets
   the shell answer the client as usual; `CommitVerdict.IN_DOUBT` means the transaction is
   durable in the binlog but no slave is known to hold it and the server is shutting down: the
@@ -468,8 +473,8 @@ DONE: Awaitable[None] = _Done()
 
 
 def _waiting_hook(observers: tuple[Any, ...], hook: str, param: Any) -> Awaitable[Any]:
-    """Run an async hook of none or several observers (the delegate calls a lone observer's
-    hook itself, handing on its own awaitable): nothing to create when empty."""
+    """Run an async hook of none or several observers (a lone observer's hook is the
+    delegate's, `Delegate.LONE_HOOKS`: its own awaitable): nothing to create when empty."""
     if not observers:
         return DONE
     return _each(observers, hook, param)
@@ -487,9 +492,14 @@ async def _each(observers: tuple[Any, ...], hook: str, param: Any) -> Any:
 class Delegate(Generic[ObserverT]):
     """An ordered, copy-on-write set of observers. Falsy when empty. `observers` is the tuple
     itself (read it, never assign it: `add_observer` / `remove_observer` replace it): a caller
-    on a per-group path tests it instead of the delegate, a truth test without a Python call."""
+    on a per-group path tests it instead of the delegate, a truth test without a Python call.
+    With exactly one observer, each hook named in `LONE_HOOKS` is that observer's bound method
+    (an instance attribute over the class's method, set whenever the set changes); with none
+    or several, the class's method runs them."""
 
-    __slots__ = ("observers",)
+    __slots__ = ("observers", "__dict__")
+    #: the hooks whose call with one observer is exactly that observer's call
+    LONE_HOOKS: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         self.observers: tuple[ObserverT, ...] = ()
@@ -497,9 +507,19 @@ class Delegate(Generic[ObserverT]):
     def add_observer(self, observer: ObserverT) -> None:
         if observer not in self.observers:
             self.observers = self.observers + (observer,)
+            self._bind_hooks()
 
     def remove_observer(self, observer: ObserverT) -> None:
         self.observers = tuple(o for o in self.observers if o is not observer)
+        self._bind_hooks()
+
+    def _bind_hooks(self) -> None:
+        observers, bound = self.observers, self.__dict__
+        for name in self.LONE_HOOKS:
+            if len(observers) == 1:
+                bound[name] = getattr(observers[0], name)
+            else:
+                bound.pop(name, None)
 
     def __bool__(self) -> bool:
         return bool(self.observers)
@@ -509,15 +529,14 @@ class Delegate(Generic[ObserverT]):
 
 
 class TransactionDelegate(Delegate[TransactionObserver]):
+    LONE_HOOKS = ("before_commit", "after_commit", "after_rollback")
+
     def before_commit(self, param: TransParam) -> None:
         for o in self.observers:
             o.before_commit(param)
 
     def after_commit(self, param: TransParam) -> Awaitable[CommitVerdict | None]:
-        observers = self.observers
-        if len(observers) == 1:  # the usual (semi-sync alone): its awaitable, no call between
-            return observers[0].after_commit(param)
-        return _waiting_hook(observers, "after_commit", param)
+        return _waiting_hook(self.observers, "after_commit", param)
 
     def after_rollback(self, param: TransParam) -> None:
         for o in self.observers:
@@ -525,15 +544,14 @@ class TransactionDelegate(Delegate[TransactionObserver]):
 
 
 class BinlogStorageDelegate(Delegate[BinlogStorageObserver]):
+    LONE_HOOKS = ("after_flush", "after_sync", "holds_groups", "waits_after_sync")
+
     def after_flush(self, param: StorageParam) -> None:
         for o in self.observers:
             o.after_flush(param)
 
     def after_sync(self, param: StorageParam) -> Awaitable[CommitVerdict | None]:
-        observers = self.observers
-        if len(observers) == 1:  # the usual (semi-sync alone): its awaitable, no call between
-            return observers[0].after_sync(param)
-        return _waiting_hook(observers, "after_sync", param)
+        return _waiting_hook(self.observers, "after_sync", param)
 
     def holds_groups(self) -> bool:
         for o in self.observers:  # (asked once per group: a loop, no generator)
@@ -551,6 +569,10 @@ class BinlogStorageDelegate(Delegate[BinlogStorageObserver]):
 class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):
     """The reserved header of a session is fixed at `transmit_start` time: the observers present
     then, in order, each own a slice of it (their offsets are kept in the param)."""
+
+    # (not `reserve_header`: it sets each observer's offset in the param first)
+    LONE_HOOKS = ("transmit_start", "transmit_stop", "before_send_event", "after_send_event",
+                  "before_send_events", "after_send_events", "after_reset_master", "handle_ack")
 
     def transmit_start(self, param: TransmitParam) -> None:
         for o in self.observers:
@@ -598,6 +620,10 @@ class BinlogTransmitDelegate(Delegate[BinlogTransmitObserver]):
 
 
 class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
+    # (not `before_request_transmit`: it answers a list of the observers' requests)
+    LONE_HOOKS = ("thread_start", "thread_stop", "after_request_transmit", "after_read_event", "after_queue_event",
+                  "after_read_events", "after_queue_events", "after_reset_slave")
+
     def thread_start(self, param: RelayIOParam) -> None:
         for o in self.observers:
             o.thread_start(param)
@@ -620,11 +646,8 @@ class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
             o.after_request_transmit(param, request, granted)
 
     def after_read_event(self, param: RelayIOParam, packet: memoryview) -> ReadEvent:
-        observers = self.observers
-        if len(observers) == 1:  # the usual (semi-sync alone): its answer as it is
-            return observers[0].after_read_event(param, packet)
         read = ReadEvent(packet)
-        for o in observers:
+        for o in self.observers:
             step = o.after_read_event(param, memoryview(read.event))
             read = ReadEvent(step.event, read.need_ack or step.need_ack)
         return read
@@ -645,8 +668,6 @@ class BinlogRelayIODelegate(Delegate[BinlogRelayIOObserver]):
 
     def after_queue_events(self, param: RelayIOParam, queued: QueuedEvents, synced: bool) -> BinlogPosition | None:
         observers = self.observers
-        if len(observers) == 1:  # the usual (semi-sync alone): its decision for the batch
-            return observers[0].after_queue_events(param, queued, synced)
         ack = None  # several: the last decision in the stream's order, as per event
         for read, end in queued.reads():
             for o in observers:

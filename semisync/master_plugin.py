@@ -344,22 +344,22 @@ class SemiSyncMasterPlugin(
     # so that a group's wait resumes no frame of theirs.
     def after_sync(self, param: StorageParam) -> Awaitable[CommitVerdict | None]:  # type: ignore[override]
         if self._wait_point == "AFTER_SYNC":
-            states = [s.set_state for s in param.sessions if s.set_state is not None]
-            return self._wait(param.position, param.transactions, states)
+            return self._wait(param.position, param.transactions, param.sessions)
         return DONE
 
     def after_commit(self, param: TransParam) -> Awaitable[CommitVerdict | None]:  # type: ignore[override]
         if self._wait_point == "AFTER_COMMIT":
-            states = [param.set_state] if param.set_state is not None else []
-            return self._wait(param.position, param.transactions, states)
+            return self._wait(param.position, param.transactions, (param,))
         return DONE
 
     async def _wait(
         self,
         position: BinlogPosition | None,
         transactions: int,
-        set_states: Iterable[Callable[[str | None], None]],
+        sessions: Iterable[TransParam],
     ) -> CommitVerdict | None:
+        """The wait of `after_sync` / `after_commit`: while it lasts, each of `sessions` that
+        can show a state (`TransParam.set_state`) shows WAITING_STATE."""
         if not self._enabled or not self._installed or position is None:
             return None
         c = self._counters
@@ -382,14 +382,19 @@ class SemiSyncMasterPlugin(
                 c.wait_pos_backtraverse += 1
             # Flushed while OFF and switched ON since: make sure its event gets flagged.
             self._active.setdefault(position, None)
-        for set_state in set_states:
-            set_state(WAITING_STATE)
+        for session in sessions:
+            if session.set_state is not None:
+                session.set_state(WAITING_STATE)
         start = self._clock()
+        gate = self._gate  # (its `wait`'s steps in this frame: no coroutine of the gate's per group)
+        waiter, released = gate.enter(position, self._timeout_seconds, transactions)
         try:
-            outcome = await self._gate.wait(position, self._timeout_seconds, transactions)
+            outcome = await released
         finally:
-            for set_state in set_states:
-                set_state(None)
+            gate.leave(waiter, released, transactions)
+            for session in sessions:
+                if session.set_state is not None:
+                    session.set_state(None)
         if outcome is Outcome.ACKED:
             c.yes_tx += transactions
             c.tx_waits += 1

@@ -105,6 +105,61 @@ def test_one_observer_gets_its_own_coroutine_without_a_wrapper():
     assert calls == ["a.after_commit"]
 
 
+DELEGATES = (
+    (TransactionDelegate, TransactionObserver),
+    (BinlogStorageDelegate, BinlogStorageObserver),
+    (BinlogTransmitDelegate, BinlogTransmitObserver),
+    (BinlogRelayIODelegate, BinlogRelayIOObserver),
+)
+
+
+@pytest.mark.parametrize(("delegate_type", "observer_type"), DELEGATES)
+def test_a_lone_observer_s_hooks_are_the_delegate_s_and_the_class_s_run_the_others(delegate_type, observer_type):
+    """With one observer each hook of `LONE_HOOKS` is that observer's bound method (no frame of
+    the delegate's); with none or two, and with one again after a removal, as it should be."""
+    delegate = delegate_type()
+    assert delegate_type.LONE_HOOKS  # every delegate has hooks a lone observer answers alone
+    a, b = observer_type(), observer_type()
+
+    def lone(observer: object | None) -> bool:
+        return all(getattr(delegate, name) == (getattr(observer, name) if observer is not None
+                                               else getattr(delegate_type, name).__get__(delegate))
+                   for name in delegate_type.LONE_HOOKS)
+
+    assert lone(None)
+    delegate.add_observer(a)
+    assert lone(a)
+    delegate.add_observer(b)
+    assert lone(None)
+    delegate.remove_observer(a)
+    assert lone(b)
+    delegate.remove_observer(b)
+    assert lone(None)
+
+
+def test_a_lone_observer_s_hook_is_called_without_a_delegate_frame():
+    calls: list[str] = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            calls.append(frame.f_code.co_qualname)
+
+    delegate = BinlogTransmitDelegate()
+    acks: list[BinlogPosition] = []
+
+    class Acked(BinlogTransmitObserver):
+        def handle_ack(self, param, position):
+            acks.append(position)
+
+    delegate.add_observer(Acked())
+    sys.setprofile(profile)
+    try:
+        delegate.handle_ack(TransmitParam(1, 2, 0, {}, P), P)
+    finally:
+        sys.setprofile(None)
+    assert acks == [P] and [c for c in calls if "Delegate" in c] == []
+
+
 def test_observers_are_called_in_registration_order_and_added_once():
     calls: list[str] = []
     a, b, c = Recorder("a", calls), Recorder("b", calls), Recorder("c", calls)

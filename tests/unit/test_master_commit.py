@@ -5,6 +5,8 @@ group boundary, publication only after the sync."""
 from __future__ import annotations
 
 import asyncio
+import inspect
+import sys
 
 import pytest
 
@@ -18,6 +20,7 @@ from master.binlog_end import BinlogEnd
 from master.commit import GroupCommit
 from protocol.events import EventType, Query, decode_event
 from semisync.interface import (
+    DONE,
     BinlogStorageObserver,
     Delegate,
     ReplicationInterface,
@@ -195,6 +198,75 @@ async def test_a_group_asks_no_delegate_its_truth_and_splits_each_transaction_on
     assert hooks == ["before_commit", "after_flush", "after_sync", "after_commit"]
     assert truths == [] and splits == [1, 1]
     assert sorted(binlog_values(writer, writer.end_position.pos)) == await engine_values(engine) == [1, 2]
+
+
+async def commit_profiled(gc: GroupCommit, session: Session, committed: CommittedTxn) -> list[tuple[str, bool]]:
+    """`gc.commit(session, committed)`, with the frames of master/commit.py it entered or resumed
+    meanwhile: (name, whether a coroutine's)."""
+    frames: list[tuple[str, bool]] = []
+
+    def profile(frame, event, arg):
+        code = frame.f_code
+        if event == "call" and code.co_filename.endswith("commit.py"):
+            frames.append((code.co_name, bool(code.co_flags & inspect.CO_COROUTINE)))
+
+    sys.setprofile(profile)
+    try:
+        await gc.commit(session, committed)
+    finally:
+        sys.setprofile(None)
+    return frames
+
+
+async def test_an_after_commit_that_does_not_wait_is_answered_without_a_coroutine(pipeline):
+    """An after_commit hook that answers the finished awaitable (the semi-sync plugin at
+    AFTER_SYNC) is not awaited through a coroutine of the pipeline's: the group's sessions are
+    answered in the frame that committed it. A hook that waits is still awaited."""
+    engine, writer, end, interface, gc = pipeline
+    hooks: list[str] = []
+
+    class NotWaiting(TransactionObserver):
+        def after_commit(self, param: TransParam):  # type: ignore[override]
+            hooks.append("after_commit")
+            return DONE
+
+    class Waiting(TransactionObserver):
+        async def after_commit(self, param: TransParam) -> None:
+            await asyncio.sleep(0)
+            hooks.append("awaited")
+
+    s = engine.session(5)
+    interface.transaction.add_observer(NotWaiting())
+    res = await s.execute("INSERT INTO g.t (v) VALUES (1)")
+    coroutines = [name for name, coroutine in await commit_profiled(gc, Session(5), res.committed) if coroutine]
+    assert hooks == ["after_commit"]
+    assert "_answer" not in coroutines and "_after_commit" not in coroutines and "commit" in coroutines
+    interface.transaction.add_observer(Waiting())
+    res = await s.execute("INSERT INTO g.t (v) VALUES (2)")
+    await gc.commit(Session(5), res.committed)
+    await s.close()
+    assert hooks == ["after_commit", "after_commit", "awaited"]
+    assert await engine_values(engine) == [1, 2]
+
+
+async def test_a_commit_that_finds_the_lock_free_runs_its_group_without_a_leader_frame(pipeline):
+    """`commit` with the writer lock free and nothing on its way to the queue takes its group in
+    the step it queues (as `_lead` would in that step) and awaits the group's run itself: no
+    `_lead` frame to resume at each of the group's wakeups. A commit that finds a leader
+    joins its group as before."""
+    engine, writer, end, interface, gc = pipeline
+    s = engine.session(5)
+    res = await s.execute("INSERT INTO g.t (v) VALUES (1)")
+    frames = [name for name, _ in await commit_profiled(gc, Session(5), res.committed)]
+    assert "_run_group" in frames and "_lead" not in frames
+    groups = gc.groups
+    others = [engine.session(6 + i) for i in range(3)]
+    results = [await o.execute(f"INSERT INTO g.t (v) VALUES ({2 + i})") for i, o in enumerate(others)]
+    await asyncio.gather(*(gc.commit(Session(6 + i), r.committed) for i, r in enumerate(results)))
+    for o in (s, *others):
+        await o.close()
+    assert gc.groups == groups + 1  # the three in one group: the first led it, the others joined
+    assert sorted(binlog_values(writer, writer.end_position.pos)) == await engine_values(engine) == [1, 2, 3, 4]
 
 
 async def test_the_engine_commit_skips_its_fsync_only_when_the_binlog_fsynced_the_group(pipeline, monkeypatch):

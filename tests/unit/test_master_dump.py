@@ -491,7 +491,6 @@ async def test_a_dump_no_observer_follows_runs_no_per_event_hook(binlog):
     hooks are batches of one)."""
     interface = ReplicationInterface()
     plugin = SemiSyncMasterPlugin(interface, settings={"rpl_semi_sync_master_enabled": True})
-    plugin.install()
     calls: list[str] = []
     before, after = plugin.before_send_events, plugin.after_send_events
 
@@ -505,6 +504,7 @@ async def test_a_dump_no_observer_follows_runs_no_per_event_hook(binlog):
 
     plugin.before_send_events = spy_before  # type: ignore[method-assign]
     plugin.after_send_events = spy_after  # type: ignore[method-assign]
+    plugin.install()  # (a lone observer's hooks are read when it registers)
     end = BinlogEnd(write_transactions(binlog, 3))
     session, slave, dump = make_dump(binlog, end, {"master_binlog_checksum": "CRC32"}, 4, BINLOG_DUMP_NON_BLOCK,
                                      transmit=interface.transmit)

@@ -344,6 +344,24 @@ def test_the_waiting_hooks_hand_over_the_wait_itself(fl):
     assert task.done() and task.result() is None and m.status("yes_tx") == 1
 
 
+def test_a_group_s_wait_is_the_plugin_s_frame_alone(fl, monkeypatch):
+    """The wait makes the commit gate's steps in its own frame (`CommitGate.enter` / `leave`):
+    no coroutine of the gate's per group, and what a group and its sessions see is unchanged."""
+
+    async def not_awaited(*args, **kw):
+        raise AssertionError("the plugin's wait runs no coroutine of the gate's")
+
+    monkeypatch.setattr(CommitGate, "wait", not_awaited)
+    m = MasterHarness(fl)
+    dump = m.connect(2)
+    task = m.commit(pos(300), transactions=2)
+    assert list(m.states.values()) == [WAITING_STATE, WAITING_STATE] and m.status("wait_sessions") == 1
+    m.send(dump, pos(300))
+    m.ack(dump, pos(300))
+    assert task.done() and task.result() is None and list(m.states.values()) == [None, None]
+    assert m.status("yes_tx") == 2 and m.status("wait_sessions") == 0
+
+
 def test_a_cancelled_wait_leaves_the_others_waiting(fl):
     m = MasterHarness(fl)
     dump = m.connect(2)

@@ -72,14 +72,14 @@ class MasterModelMachine(RuleBasedStateMachine):
 
     def _spy_on_the_gate(self) -> None:
         gate = self.m.plugin._gate
-        wait = gate.wait
+        leave = gate.leave
 
-        async def recorded(position, timeout, transactions=1):
-            outcome = await wait(position, timeout, transactions)
-            self.outcomes.append((position.pos, outcome))
-            return outcome
+        def recorded(waiter, future, transactions=1):  # each wait's end, with the outcome it got
+            leave(waiter, future, transactions)
+            if future.done() and not future.cancelled():
+                self.outcomes.append((waiter.position.pos, future.result()))
 
-        gate.wait = recorded  # type: ignore[method-assign]
+        gate.leave = recorded  # type: ignore[method-assign]
 
     def teardown(self) -> None:
         self.fl.close()
