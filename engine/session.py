@@ -102,6 +102,7 @@ if TYPE_CHECKING:
 
 READ_COMMITTED, REPEATABLE_READ = "READ-COMMITTED", "REPEATABLE-READ"
 PLAN_CACHE_SIZE = 4096  # entries of the engine's plan cache, and of its access cache
+TRANSACTION_PLANS = 16  # BEGIN / COMMIT texts a session keeps the plans of (`Session._transaction_plan`)
 
 
 _EXPLAIN_PREFIX = re.compile(r"^\s*EXPLAIN\s+(?:(EXTENDED|PARTITIONS)\s+)?", re.I)
@@ -239,6 +240,9 @@ class Session:
         self._pinned = False  # apply_transaction keeps the lock across statements
         self._snapshot = Snapshot()  # the read view of the current transaction
         self._named_savepoints: list[str] = []  # savepoints set before the transaction's first write
+        # a BEGIN's or COMMIT's text -> its plan's (kind, sql), as `_kind` and `commit_now` read
+        # them (`_transaction_plan`: a client repeats these few texts)
+        self._transaction_plans: dict[str, tuple[str, str]] = {}
         # READ COMMITTED (default: every SELECT sees the newest group-committed data) or
         # REPEATABLE READ (InnoDB's default: a transaction reads one snapshot); the shell maps
         # SET [SESSION] TRANSACTION ISOLATION LEVEL / tx_isolation onto it
@@ -351,19 +355,22 @@ class Session:
 
     def _plan(self, sql: str) -> tuple[Plan, list[object]]:
         """The statement's plan and literals, without running it."""
-        plan, params, _ = self._planned(sql)
+        plan, params, _, _ = self._planned(sql)
         return plan, params
 
-    def _planned(self, sql: str) -> tuple[Plan, list[object], dict[int, str]]:
-        """The statement's plan, its literals as the plan reads them, and the literals a replica's
-        statement writes otherwise (`_charset_literals`)."""
+    def _planned(self, sql: str) -> tuple[Plan, list[object], dict[int, str], str]:
+        """The statement's plan under the session's sql_mode (as `_execute` plans it), its
+        literals as the plan reads them, the literals a replica's statement writes otherwise
+        (`_charset_literals`) and the text planned (`_expanded`), whose literals they are."""
         try:
-            shape, params = extract(self._expanded(sql))
-            plan = self.engine.plan_for(shape, self._database, params, self.visible, self.live_reader)
+            expanded = self._expanded(sql)
+            shape, params = extract(expanded)
+            plan = self.engine.plan_for(shape, self._database, params, self.visible, self.live_reader,
+                                        self.write_mode)
         except SyntaxError_ as exc:
             raise exc.with_literals(sql) from None
         params, logged = self._charset_literals(plan, params)
-        return plan, params, logged
+        return plan, params, logged, expanded
 
     def _charset_literals(self, plan: Plan, params: list[object]) -> tuple[list[object], dict[int, str]]:
         """`params` as `plan` reads them where a string literal is not utf8 (a latin1 or cp1251
@@ -415,10 +422,9 @@ class Session:
         if self._holds_lock:
             return None
         try:
-            plan, params = self._plan(sql)
+            plan, params, _, sql = self._planned(sql)  # (`sql`: the text whose literals `params` are)
             if plan.kind != "select" or not plan.inline or plan.calc_found or self._locks(plan):
                 return None
-            sql = self._expanded(sql)  # (the text whose literals `params` are)
             args = self._args(plan, params, None, self._now(None), sql)
             self._rand_for(plan, None)
             answer = self.engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, self._read_view())
@@ -966,7 +972,7 @@ class Session:
                 or not self._holds_lock and engine.writer_lock.locked()):  # (before the plan: cheap)
             return None
         try:
-            plan, params, logged = self._planned(sql)
+            plan, params, logged, expanded = self._planned(sql)
         except SQLError:
             return None  # `execute` raises it
         if plan.kind != "write" or not plan.inline or plan.returning is not None:
@@ -977,7 +983,7 @@ class Session:
             self._holds_lock = True
         if not self._in_txn:
             self._begin_now()
-        write = self._write_args(sql, plan, params, None, logged, self._expanded(sql))
+        write = self._write_args(sql, plan, params, None, logged, expanded)
         return self._written(write, *self.engine._w_write(*write.call(False)))
 
     def _write_args(self, sql: str, plan: Plan, params, context, logged: dict[int, str], expanded: str) -> _Write:
@@ -1244,20 +1250,32 @@ class Session:
         released at its next operation, the lock let go): the same Result, whose `committed`
         the caller hands to the group commit in this same step. None for any other statement
         (nothing of the session changed). The shell's path for a COMMIT answered as it arrives."""
-        try:
-            plan = self._plan(sql)[0]
-        except SQLError:
-            return None  # (`execute` raises it)
-        if plan.kind != "commit" or plan.sql or self.completion:  # (CHAIN, RELEASE: `execute`'s)
+        planned = self._transaction_plan(sql)
+        if planned is None or planned[0] != "commit" or planned[1] or self.completion:  # (CHAIN, RELEASE: `execute`'s)
             return None
         return self._result(committed=self._end_committed())
 
     def _kind(self, sql: str) -> str | None:
         """The kind of `sql`'s plan; None when it cannot be planned (`execute` raises that)."""
+        planned = self._transaction_plan(sql)
+        return None if planned is None else planned[0]
+
+    def _transaction_plan(self, sql: str) -> tuple[str, str] | None:
+        """The kind and SQLite text of `sql`'s plan; None when it cannot be planned. Those of a
+        BEGIN or COMMIT are kept by their text (at most TRANSACTION_PLANS): neither the catalog,
+        the database nor the sql_mode changes them, and a text that plans as one calls no stored
+        function."""
+        planned = self._transaction_plans.get(sql)
+        if planned is not None:
+            return planned
         try:
-            return self._plan(sql)[0].kind
+            plan = self._plan(sql)[0]
         except SQLError:
             return None
+        planned = (plan.kind, plan.sql)
+        if plan.kind in ("begin", "commit") and len(self._transaction_plans) < TRANSACTION_PLANS:
+            self._transaction_plans[sql] = planned
+        return planned
 
     def _end_view(self) -> None:
         """A transaction's end, for its reads: no longer in one, its names and snapshot dropped."""

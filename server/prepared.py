@@ -964,22 +964,26 @@ class PreparedStatements:
         writing = self.writes_any and es is not None and es.writes_in_transaction
         if not (self.kept_any or writing or self.txn_statements_any):
             return False
-        try:
-            command = decode_stmt_command(payload)
-        except RemoteProtocolError:
-            return False
-        stmt = self._statements.get(command.statement_id)  # type: ignore[union-attr]
+        execute = plain_execute(payload)  # (flags 0, the usual: no command object)
+        if execute is not None:
+            (statement_id, block), flags = execute, 0
+        else:
+            try:
+                command = decode_stmt_command(payload)
+            except RemoteProtocolError:
+                return False
+            statement_id, block, flags = command.statement_id, command.params, command.flags  # type: ignore[union-attr]
+        stmt = self._statements.get(statement_id)
         if (stmt is None or (stmt.kept is None and not (writing and stmt.write) and stmt.begin is None
                              and stmt.commit is None) or stmt.long_data
-                or stmt.long_data_error or command.flags & CURSOR_TYPE_READ_ONLY):  # type: ignore[union-attr]
+                or stmt.long_data_error or flags & CURSOR_TYPE_READ_ONLY):
             return False
         kept = stmt.kept
-        plain = _int_values(stmt, command.params) if kept is not None else None
+        plain = _int_values(stmt, block) if kept is not None else None
         if plain is not None:
-            return self._answer_kept(stmt, kept, plain, stmt.types, command.flags)  # type: ignore[arg-type]
+            return self._answer_kept(stmt, kept, plain, stmt.types, flags)  # type: ignore[arg-type]
         try:
-            values, types = decode_execute_params(command.params, stmt.param_count, stmt.types,  # type: ignore[union-attr]
-                                                  [False] * stmt.param_count)
+            values, types = decode_execute_params(block, stmt.param_count, stmt.types, [False] * stmt.param_count)
         except RemoteProtocolError:
             return False
         values = in_client_charset(values, types, session.conn.client_charset)  # type: ignore[union-attr]
@@ -987,8 +991,8 @@ class PreparedStatements:
             plain = _plain_values(values, types)
             if plain is None or tuple(map(type, plain)) != kept.kinds:
                 return False
-            stmt.int_params = (types, IntParams.of(command.params, stmt.param_count, types))
-            return self._answer_kept(stmt, kept, plain, types, command.flags)
+            stmt.int_params = (types, IntParams.of(block, stmt.param_count, types))
+            return self._answer_kept(stmt, kept, plain, types, flags)
         try:
             if stmt.begin is not None:
                 result = session.run_begin_now(stmt.pieces[0], stmt.begin)

@@ -69,6 +69,21 @@ def test_non_strict_writes_store_and_warn_as_mariadb(tmp_path):
         assert ours == theirs
 
 
+def test_non_strict_writes_inside_a_transaction_store_and_warn_as_mariadb(tmp_path):
+    """The same writes inside a transaction, which ours answers on receipt (`run_write_now`)
+    where the loop may run them: planned under the session's sql_mode too."""
+    queries = ["SET SESSION sql_mode = ''", "BEGIN", *WRITES, "COMMIT", "SELECT * FROM t ORDER BY id"]
+    with mariadb_and_ours(tmp_path) as (reference, master):
+        answers = []
+        for server in (reference, master):
+            for sql in SETUP:
+                server.query(sql)
+            answers.append(described_answers(server.port, "d", queries))
+        theirs, ours = answers
+        assert theirs[3][3] == (("Warning", 1264, "Out of range value for column 'c' at row 1"),)
+        assert ours == theirs
+
+
 def test_replicas_store_what_a_non_strict_master_stored(tmp_path):
     with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, ours, replicas):
         for server in (reference, ours):

@@ -1101,3 +1101,28 @@ async def test_release_is_told_and_the_forms_mariadb_refuses_are_1064(engine):
         with pytest.raises(SQLError) as e:
             await s.execute(sql)
         assert e.value.code == 1064 and f"near '{near}'" in e.value.message, sql
+
+
+async def test_begin_and_commit_on_receipt_plan_their_text_once(engine, monkeypatch):
+    """`begin_now` and `commit_now` keep a BEGIN's and a COMMIT's plan by its text: a session
+    repeating them plans each once, and answers them as before (a COMMIT with CHAIN, or any
+    other text, is still declined)."""
+    from engine.session import Session
+
+    planned: list[str] = []
+    original = Session._plan
+
+    def counted(self, sql):
+        planned.append(sql)
+        return original(self, sql)
+
+    monkeypatch.setattr(Session, "_plan", counted)
+    a = session(engine, 1)
+    for n in range(3):
+        assert a.begin_now("BEGIN") is not None
+        await a.execute(f"INSERT INTO t (v) VALUES ({n})")
+        done = a.commit_now("COMMIT")
+        assert done is not None and done.committed is not None
+    assert a.begin_now("SELECT 1") is None and a.commit_now("COMMIT AND CHAIN") is None
+    assert planned == ["BEGIN", "COMMIT", "SELECT 1", "COMMIT AND CHAIN"]
+    assert a.commit_now("COMMIT AND CHAIN") is None and planned[-1] == "COMMIT AND CHAIN"

@@ -78,7 +78,7 @@ def _read(session, plan, params, sql):
 async def test_inline_literals_read_as_stored_literal_reads_them(db, stored, ignore):
     for column, literal, inline in CASES:
         sql = f"INSERT{ignore} INTO t (id, {column}) VALUES (7, {literal})"
-        plan, params, _ = db._planned(sql)
+        plan, params, _, _ = db._planned(sql)
         plan.arg_steps = None  # (its steps made again: the plan is cached)
         stored.clear()
         read = _read(db, plan, params, sql)

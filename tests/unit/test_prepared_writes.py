@@ -350,3 +350,55 @@ def test_a_prepared_write_s_handlers_are_asked_when_it_is_prepared_not_per_execu
         assert text.fetchall() == [(1, 11), (2, 21), (3, 31)]
     finally:
         writer.close()
+
+
+@pytest.mark.parametrize("prepared_cursor", [True, False], ids=["prepared", "text"])
+def test_a_write_answered_on_receipt_follows_the_session_s_sql_mode(shell, answered, prepared_cursor):
+    """A write answered on receipt is planned under the session's sql_mode, as the statement
+    path plans it: without strict mode an out-of-range value is stored clipped with the warning
+    1264 (MariaDB's), not refused as strict mode refuses it."""
+    writer = _client(shell)
+    try:
+        setup = writer.cursor()
+        setup.execute("SET SESSION sql_mode=''")
+        w = writer.cursor(prepared=prepared_cursor)
+        writer.start_transaction()
+        w.execute("UPDATE w SET s=%s WHERE id=%s" if not prepared_cursor else "UPDATE w SET s=? WHERE id=?",
+                  (70000, 1))
+        assert answered[0] == 1
+        setup.execute("SHOW WARNINGS")
+        assert setup.fetchall() == [("Warning", 1264, "Out of range value for column 's' at row 1")]
+        writer.commit()
+        setup.execute("SELECT s FROM w WHERE id=1")
+        assert setup.fetchall() == [(32767,)]
+    finally:
+        writer.close()
+
+
+def test_a_transaction_s_statements_are_read_once_each(shell, answered, monkeypatch):
+    """Answered on receipt, a prepared write's text is read (its stored functions' calls
+    looked for, `Session._expanded`) once per execution, and a BEGIN's text, whose plan its
+    session keeps, not again after its first transaction (this role commits on the statement
+    path, which reads the COMMIT)."""
+    read: list[str] = []
+    original = Session._expanded
+
+    def counted(self, sql):
+        read.append(sql)
+        return original(self, sql)
+
+    writer = _client(shell)
+    try:
+        begin, update, commit = (writer.cursor(prepared=True) for _ in range(3))
+        for n in range(3):
+            if n == 1:
+                monkeypatch.setattr(Session, "_expanded", counted)
+            begin.execute("BEGIN")
+            update.execute("UPDATE w SET k=k+? WHERE id=?", (1, n + 1))
+            commit.execute("COMMIT")
+        assert answered[0] == 3
+        assert read == ["UPDATE w SET k=k+1 WHERE id=2", "COMMIT", "UPDATE w SET k=k+1 WHERE id=3", "COMMIT"]
+        assert [s for txn in _role(shell).logged[-3:] for s in txn] == [
+            f"UPDATE w SET k=k+1 WHERE id={n}" for n in (1, 2, 3)]
+    finally:
+        writer.close()

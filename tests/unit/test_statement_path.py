@@ -11,8 +11,8 @@ COM_STMT_EXECUTE):
   again by the task;
 - what a dump asks its session per group (`writing_paused`, `is_closed`) is read without
   running Python code, and follows the transport;
-- a prepared execution answered on receipt is read from the payload received, without a
-  command object.
+- a prepared execution answered on receipt (a BEGIN, a write, a COMMIT) is read from the
+  payload received, without a command object.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import pytest
 from config.master import MasterConfig
 from node.main import NodeDaemon
 from node.role import NodeRole
+from server import prepared as prepared_module
 from server import session as session_module
 from server.session import ClientSession
 
@@ -212,7 +213,18 @@ async def test_an_execution_answered_on_receipt_is_read_without_a_command_object
             decoded.append(payload[:1])
             return decode(payload, charset)
 
+        stmt_commands: list[bytes] = []  # COM_STMT_EXECUTEs decoded into a command object
+        decode_stmt = prepared_module.decode_stmt_command
+
+        def counted_stmt(payload):
+            if payload[:1] == b"\x17" and measuring:
+                stmt_commands.append(payload)
+            return decode_stmt(payload)
+
+        measuring = False
+
         def transaction(port: int) -> None:
+            nonlocal measuring
             conn = mysql_connector.connect(host="127.0.0.1", port=port, user="root", database="d1", use_pure=True,
                                            autocommit=True)
             try:
@@ -221,14 +233,17 @@ async def test_an_execution_answered_on_receipt_is_read_without_a_command_object
                 for sql, values in statements:  # prepared first, then executed
                     cur.execute(sql, values)
                 monkeypatch.setattr(session_module, "decode_command", counted)
+                measuring = True
                 for sql, values in statements:
                     cur.execute(sql, (4, 40) if values else values)
             finally:
                 conn.close()
 
+        monkeypatch.setattr(prepared_module, "decode_stmt_command", counted_stmt)
         await asyncio.to_thread(transaction, daemon.port)
         executes = [p for p in decoded if p == b"\x17"]
         assert executes == [], decoded
+        assert stmt_commands == [], stmt_commands
         assert await asyncio.to_thread(_rows, daemon.port) == [(3, 30), (4, 40)]
     finally:
         await daemon.shutdown()
