@@ -1,8 +1,9 @@
 """The slave's IO task in one process: process CPU per received transaction, from the bytes a
 semi-sync master sends to the ack that covers them.
 
-    python bench/io_task_bench.py [--transactions 4000] [--burst 1] [--thread-cpu]
+    python bench/io_task_bench.py [--transactions 4000] [--burst 1] [--thread-cpu] [--profile ncalls]
     python bench/io_task_bench.py --tree A --tree B [--rounds 5]   (interleaved, medians)
+    python bench/io_task_bench.py --instructions --tree A --tree B  (callgrind's count per transaction)
 
 The master is the in-memory one of tests/unit/test_slave_io_task.py (protocol.ServerConnection
 on loopback, in this process): after the dump starts it sends sysbench `oltp_insert`-shaped
@@ -25,10 +26,12 @@ from pathlib import Path
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # bench/: the in-process benches' helpers
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-from inprocess import print_thread_cpu, run_trees, thread_cpu  # noqa: E402
+from inprocess import print_thread_cpu, run_trees, run_trees_counted, thread_cpu  # noqa: E402
+
+WAIT = 300.0  # seconds for the dump's start, an ack, the end: long enough under valgrind (`--instructions`)
 
 
-async def measure(transactions: int, burst: int, show_threads: bool = False) -> float:
+async def measure(transactions: int, burst: int, show_threads: bool = False, profile: str | None = None) -> float:
     from master.events import STATUS_VARS
     from protocol.events import FL_TRANSACTIONAL, MariaGtid, Query, Xid, encode_body_event
     from protocol.position import BinlogPosition
@@ -53,7 +56,7 @@ async def measure(transactions: int, burst: int, show_threads: bool = False) -> 
                               net_timeout=60, sync_relay_log=1)
         task = IoTask(settings, relay, interface.relay_io, BinlogPosition("", 4))
         runner = asyncio.create_task(task.run())
-        await asyncio.wait_for(master.dumping.wait(), 10)
+        await asyncio.wait_for(master.dumping.wait(), WAIT)
         while task.boundary_offset is None:  # the dump's ROTATE + FD are in
             await asyncio.sleep(0.01)
 
@@ -82,25 +85,36 @@ async def measure(transactions: int, burst: int, show_threads: bool = False) -> 
                 acked.set()
 
         master.journal = Journal()
+        profiler = None
+        if profile:
+            import cProfile
+            profiler = cProfile.Profile()
+            profiler.enable()
         threads0 = thread_cpu()
         t0 = time.process_time()
         assert master.writer is not None
         for wire in bursts:
             acked.clear()
             master.writer.write(wire)
-            await asyncio.wait_for(acked.wait(), 10)
+            await asyncio.wait_for(acked.wait(), WAIT)
         spent = time.process_time() - t0
         threads1 = thread_cpu()
+        if profiler is not None:
+            import pstats
+            profiler.disable()
+            stats = pstats.Stats(profiler)
+            print(f"{stats.total_calls / transactions:.1f} calls per transaction (cProfile, the fake master's included)")
+            stats.sort_stats(profile).print_stats(40)
         if show_threads:
             print_thread_cpu(threads0, threads1, transactions)
         # the receiver thread's ack can reach the master before its record reaches the task,
         # which counts it then (slave/io_task.py): wait for the count, untimed
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + WAIT
         while task.acks_sent < len(bursts) and time.monotonic() < deadline:
             await asyncio.sleep(0.001)
         assert task.acks_sent >= len(bursts), (task.acks_sent, len(bursts))
         task.stop()
-        await asyncio.wait_for(runner, 10)
+        await asyncio.wait_for(runner, WAIT)
         master.server.close()
         await master.server.wait_closed()
         return spent / transactions * 1e6
@@ -113,12 +127,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--thread-cpu", action="store_true", help="also print each thread's user and system CPU")
     parser.add_argument("--tree", action="append", default=[], help="a source tree to run (repeatable)")
+    parser.add_argument("--profile", metavar="SORT", help="cProfile one run, print the top functions by SORT (ncalls, tottime)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count each tree's instructions per transaction with valgrind (runs of 200 and 1000)")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.one or not args.tree:
+    if args.one or args.profile or not args.tree:
         import uvloop
-        result = uvloop.run(measure(args.transactions, args.burst, args.thread_cpu))
+        result = uvloop.run(measure(args.transactions, args.burst, args.thread_cpu, args.profile))
         print(json.dumps(result) if args.one else f"{result:.1f} µs of process CPU per transaction")
+        return
+    if args.instructions:
+        run_trees_counted(str(Path(__file__).resolve()), ["--burst", str(args.burst)], args.tree, 200, 1000)
         return
     run_trees(str(Path(__file__).resolve()), ["--transactions", str(args.transactions), "--burst", str(args.burst)],
               args.tree, args.rounds)

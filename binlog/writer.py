@@ -253,8 +253,8 @@ class BinlogWriter:
         """`size` bytes another writer of this file's descriptor put at its end (a slave's
         receiver thread, slave/_receiver.c), counted as written (and, `synced`, as fsynced): the
         buffer must be empty and no cut pending. Returns the new flushed end."""
-        self._require_open()
-        if self._buf or self._cut_pending is not None:
+        if self._fd < 0 or self._buf or self._cut_pending is not None:  # (once per batch: no `_require_open` frame)
+            self._require_open()
             raise LocalProtocolError("bytes written elsewhere while the writer holds a buffer or a cut")
         self.last_group = None
         self._flushed += size

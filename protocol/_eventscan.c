@@ -4,14 +4,18 @@ Contract (the compiled twin of the per-event path of slave.io_task.IoTask._queue
 slave.relay_log.GroupTracker.feed, which stays the reference and the fallback; the two are held
 equal by tests/unit/test_eventscan.py and tests/unit/test_slave_io_task.py):
 
-    scan(events, start, checksum, state) -> (stop, last_boundary, positions, closed)
+    scan(events, start, checksum, state[, verified]) -> (stop, last_boundary, positions, closed)
 
 `events` is a list of whole binlog events (bytes or contiguous buffers: the payloads of one
-read, semi-sync headers stripped). `state` is a list [log_pos, in_group, pending, open_gtid]
-(open_gtid: None or a (domain_id, server_id, seq_no) tuple) holding a GroupTracker's state with
-its master position's offset; scan updates it in place. From events[start] on, each event is
+read, semi-sync headers stripped). `verified`: their CRC32 footers were checked already, on
+these very bytes (a slave's receiver thread, protocol/_dumpscan.h): not checked again (with
+`checksum` the footer is still not part of a QUERY's statement). `state` is a list
+[log_pos, in_group, pending, open_gtid] (open_gtid: None or a (domain_id, server_id, seq_no)
+tuple) holding a GroupTracker's state with its master position's offset; scan updates it in
+place. From events[start] on, each event is
 taken when this function decides it exactly as the Python path would, which it does for:
-  - event_size equal to the event's length, and (`checksum`) a CRC32 footer that matches;
+  - event_size equal to the event's length, and (`checksum`, unless `verified`) a CRC32 footer
+    that matches;
   - not FORMAT_DESCRIPTION, ROTATE or a heartbeat (their bodies are read in Python);
   - GTID (its fixed fields present), XID, INTVAR, RAND, USER_VAR, TABLE_MAP, ANNOTATE_ROWS, a
     rows event inside a group, any other type (nothing to follow);
@@ -108,7 +112,7 @@ typedef struct {
 } Tracker;
 
 /* One event: 1 taken (t moved, *boundary set), 0 not taken (t unchanged), -1 error set. */
-static int take(PyObject *event, int checksum, Tracker *t, int *boundary, int *closed)
+static int take(PyObject *event, int checksum, int verified, Tracker *t, int *boundary, int *closed)
 {
     Py_buffer view;
     if (PyObject_GetBuffer(event, &view, PyBUF_SIMPLE) < 0)
@@ -121,7 +125,7 @@ static int take(PyObject *event, int checksum, Tracker *t, int *boundary, int *c
     int type = b[TYPE_AT];
     if (type == T_FD || type == T_ROTATE || type == T_HEARTBEAT || type == T_HEARTBEAT_V2)
         goto done;
-    if (checksum) {
+    if (checksum && !verified) {
         int ok = checksum_ok(event, n);
         if (ok <= 0) {
             taken = ok;
@@ -188,8 +192,9 @@ static PyObject *scan(PyObject *self, PyObject *args)
 {
     PyObject *events, *state;
     Py_ssize_t start;
-    int checksum;
-    if (!PyArg_ParseTuple(args, "O!npO!:scan", &PyList_Type, &events, &start, &checksum, &PyList_Type, &state))
+    int checksum, verified = 0;
+    if (!PyArg_ParseTuple(args, "O!npO!|p:scan", &PyList_Type, &events, &start, &checksum, &PyList_Type, &state,
+                          &verified))
         return NULL;
     if (PyList_GET_SIZE(state) != 4) {
         PyErr_SetString(PyExc_ValueError, "state must be [log_pos, in_group, pending, open_gtid]");
@@ -221,7 +226,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
     for (; t.log_pos >= 0 && i < count; i++) {
         int boundary = 0, closing = 0;
         Tracker before = t;
-        int taken = take(PyList_GET_ITEM(events, i), checksum, &t, &boundary, &closing);
+        int taken = take(PyList_GET_ITEM(events, i), checksum, verified, &t, &boundary, &closing);
         if (taken < 0)
             goto fail;
         if (!taken)
@@ -262,7 +267,7 @@ fail:
 }
 
 static PyMethodDef methods[] = {
-    {"scan", scan, METH_VARARGS, "scan(events, start, checksum, state) -> (stop, last_boundary, positions, closed)"},
+    {"scan", scan, METH_VARARGS, "scan(events, start, checksum, state[, verified]) -> (stop, last_boundary, positions, closed)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -121,6 +121,7 @@ from protocol.position import BinlogPosition
 from protocol.semisync_wire import (
     ACK_MAX_LEN,
     ACK_POSITION_AT,
+    ACK_POSITION_LEN,
     SEMI_SYNC_ACK_REQUESTED,
     SEMI_SYNC_MAGIC,
     SemiSyncAck,
@@ -867,6 +868,8 @@ class ClientConnection:
         self._semisync = False
         self._after_ack_request = False
         self._result: _ResultReader | None = None
+        # (file, the ack packet before its position, after it): `ack`'s template of the last file
+        self._ack_parts: tuple[str, bytes, bytes] | None = None
 
     @property
     def state(self) -> ClientState:
@@ -1121,12 +1124,19 @@ class ClientConnection:
         return wire
 
     def ack(self, position: BinlogPosition) -> bytes:
-        """A semi-sync ack (sequence id 0) for everything up to `position`."""
+        """A semi-sync ack (sequence id 0) for everything up to `position`: `ack_template`'s
+        packet of its file (made once per file: the same bytes) with the position filled in."""
         if not self._semisync:
             raise LocalProtocolError("ack() outside a semi-sync dump")
         self._machine.fire(T.SEND_ACK)
-        wire, _ = encode_packet(encode_ack(position), 0)
-        return wire
+        file, parts = position.file, self._ack_parts
+        if parts is None or parts[0] != file:
+            wire, at = self.ack_template(file)
+            parts = self._ack_parts = (file, wire[:at], wire[at + ACK_POSITION_LEN:])
+        try:
+            return parts[1] + position.pos.to_bytes(ACK_POSITION_LEN, "little") + parts[2]
+        except OverflowError:
+            raise LocalProtocolError(f"semi-sync ack: position {position.pos} out of range") from None
 
     def ack_template(self, file: str) -> tuple[bytes, int]:
         """A whole ack packet for position 0 in `file`, and where its 8-byte little-endian

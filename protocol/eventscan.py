@@ -1,6 +1,6 @@
 """A run of received binlog events checked and followed in one compiled call (`protocol/_eventscan.c`).
 
-`scan(events, start, checksum, state) -> (stop, last_boundary, positions, closed)`, or None
+`scan(events, start, checksum, state[, verified]) -> (stop, last_boundary, positions, closed)`, or None
 where the module was not built (no C compiler at install): then every event goes the per-event
 way. The contract is the C file's header: from `start`, each event whose size, CRC32 footer and
 boundary meaning it decides exactly as the per-event path of the slave's IO task does
@@ -22,6 +22,6 @@ except ImportError:  # built without a C compiler
 
 ScanResult = tuple[int, int, list[int], list[tuple[int, int, int]]]
 
-scan: Callable[[list[Any], int, bool, list[Any]], ScanResult] | None = (
+scan: Callable[[list[Any], int, bool, list[Any], bool], ScanResult] | None = (
     _eventscan.scan if _eventscan is not None else None
 )

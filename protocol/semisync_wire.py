@@ -73,6 +73,8 @@ def encode_ack(position: BinlogPosition) -> bytes:
 
 ACK_POSITION_AT = 1
 """Where an ack payload's 8-byte little-endian position starts (after the magic)."""
+ACK_POSITION_LEN = _ACK_FIXED_LEN - ACK_POSITION_AT
+"""The ack position's length in bytes."""
 assert _ACK_FIXED.unpack(_ACK_FIXED.pack(_MAGIC_BYTES, 0x0102030405060708))[1] == 0x0102030405060708
 
 
@@ -131,6 +133,7 @@ __all__ = [
     "HEADER",
     "SEMI_SYNC_MAGIC",
     "ACK_POSITION_AT",
+    "ACK_POSITION_LEN",
     "SemiSyncAck",
     "decode_ack",
     "encode_ack",

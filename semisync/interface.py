@@ -300,7 +300,7 @@ class QueuedEvents:
         """`add` for each of `events`; `flagged`: the indexes in `events` of the flagged ones, ascending."""
         if flagged:
             base = len(self.events)
-            self.flagged += [base + i for i in flagged]
+            self.flagged += [base + i for i in flagged] if base else flagged
         self.events += events
         self.ends += ends
 

@@ -191,12 +191,19 @@ class SemiSyncSlavePlugin(PluginVariables, BinlogRelayIOObserver):
             batch.flag(split_semisync_headers(batch.events))
 
     def after_queue_events(self, param: RelayIOParam, queued: QueuedEvents, synced: bool) -> BinlogPosition | None:
-        task = self._semi_sync_task(param)
-        if task is None or not queued.events:
+        # (per batch: `_semi_sync_task` and `_take_ack` inline, the per-event hooks' helpers)
+        task = param.observer_state.get(self)
+        if task.__class__ is not _IoTask or not task.semi_sync or not queued.events:
             return None
-        if queued.flagged:
-            task.pending = queued.ends[queued.flagged[-1]]  # cumulative: the last covers the rest
-        return self._take_ack(task, synced)
+        flagged = queued.flagged
+        pending = queued.ends[flagged[-1]] if flagged else task.pending  # cumulative: the last covers the rest
+        if not synced or pending is None:
+            task.pending = pending
+            return None
+        task.pending = None
+        if self._trace_level & TRACE_DETAIL:
+            self._trace(TRACE_DETAIL, "ack %s (durable in the relay log)", pending)
+        return pending
 
     def after_reset_slave(self, param: RelayIOParam) -> None:
         task = param.observer_state.get(self)

@@ -17,16 +17,21 @@ Contract
   size the caller says), then fsync(2); only after the fsync returned 0, and when one of them
   asked for an ack, the ack is written to the socket: `ack` (a whole ack packet from
   protocol.connection.ClientConnection.ack_template) with the last flagged event's log_pos as 8
-  bytes little-endian at `ack_pos_at`. Then a BATCH record: (BATCH, 0, events, lengths, flagged
-  indexes, acked log_pos or -1, seq, after_ack, paused).
+  bytes little-endian at `ack_pos_at`. Then a BATCH record.
   The first packet it does not take ends the read: a HANDOFF record carries every byte from that
   packet on and the stream state (seq, after_ack) it had before it.
 - Other records: CLOSED (the master closed: the bytes after the last packet taken), TIMEOUT
   (nothing received for timeout_ms), RECV_ERROR (errno), RAW (bytes), WRITE_FAILED (errno, and
-  the file was cut back to where the batch began: nothing of it stays; `lengths` empty),
+  the file was cut back to where the batch began: nothing of it stays; no events, the batch
+  in `data`),
   SYNC_FAILED (errno; the batch was written, is not durable, and nothing was sent), NOT_SENT
   (errno; the batch is written and durable, the ack did not leave whole: drop the connection).
   Each of them, but RAW, ends the thread's use of the connection: the caller stops it.
+- `take()` and `stop()` return `Record`s, a struct sequence (made and read without a Python
+  call): (kind, err, data, events, flagged, acked, seq, after_ack, paused). A written batch
+  (BATCH, SYNC_FAILED, NOT_SENT) has its `events` as a list of bytes (one per event, in order),
+  `flagged` the indexes of those that asked for an ack and `data` empty; every other kind has
+  no events and its bytes in `data`. `acked` is the log_pos the ack named, or -1.
 - `shutdown()` shuts the socket down (a read in progress ends: CLOSED). `stop()` ends the thread
   (shutting the socket down), waits for it with the GIL released, closes its descriptors and
   returns the records not taken yet: the caller accounts for every batch the thread wrote.
@@ -323,7 +328,8 @@ static int Receiver_init(Receiver *self, PyObject *args, PyObject *kwds) {
     pthread_mutex_init(&self->mu, NULL);
     pthread_cond_init(&self->cv, NULL);
     self->sock = fcntl(sock, F_DUPFD_CLOEXEC, 0);
-    if (self->sock < 0 || pipe2(self->wake, O_CLOEXEC) != 0) {
+    if (self->sock < 0 || pipe2(self->wake, O_CLOEXEC) != 0 ||
+        fcntl(self->wake[0], F_SETFL, fcntl(self->wake[0], F_GETFL) | O_NONBLOCK) != 0) {
         PyErr_SetFromErrno(PyExc_OSError);
         return -1;
     }
@@ -429,8 +435,8 @@ static PyObject *Receiver_go_raw(Receiver *self, PyObject *noargs) {
     return result;
 }
 
-static PyObject *u32_tuple(const uint32_t *v, size_t n) {
-    PyObject *t = PyTuple_New((Py_ssize_t)n);
+static PyObject *u32_list(const uint32_t *v, size_t n) {
+    PyObject *t = PyList_New((Py_ssize_t)n);
     if (t == NULL) return NULL;
     for (size_t i = 0; i < n; i++) {
         PyObject *x = PyLong_FromUnsignedLong(v[i]);
@@ -438,22 +444,81 @@ static PyObject *u32_tuple(const uint32_t *v, size_t n) {
             Py_DECREF(t);
             return NULL;
         }
-        PyTuple_SET_ITEM(t, (Py_ssize_t)i, x);
+        PyList_SET_ITEM(t, (Py_ssize_t)i, x);
     }
     return t;
+}
+
+/* a record's events, each its own bytes object (the relay log's tail keeps them) */
+static PyObject *events_list(const Record *r) {
+    PyObject *t = PyList_New((Py_ssize_t)r->n);
+    if (t == NULL) return NULL;
+    size_t at = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        PyObject *x = PyBytes_FromStringAndSize((const char *)r->data + at, (Py_ssize_t)r->lengths[i]);
+        if (x == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyList_SET_ITEM(t, (Py_ssize_t)i, x);
+        at += r->lengths[i];
+    }
+    return t;
+}
+
+static PyTypeObject *RecordType;
+
+enum { F_KIND, F_ERR, F_DATA, F_EVENTS, F_FLAGGED, F_ACKED, F_SEQ, F_AFTER_ACK, F_PAUSED, F_COUNT };
+
+static PyStructSequence_Field record_fields[] = {
+    {"kind", "BATCH, HANDOFF, CLOSED, ..."},
+    {"err", "the errno of a failed read, write, fsync or send"},
+    {"data", "the bytes received (HANDOFF, CLOSED, RAW) or of the batch whose write failed (WRITE_FAILED)"},
+    {"events", "a written batch's events (BATCH, SYNC_FAILED, NOT_SENT), each a bytes object"},
+    {"flagged", "the indexes in events of those that asked for an ack, ascending"},
+    {"acked", "the log_pos the ack named, or -1 (none sent)"},
+    {"seq", "the stream's next sequence id after the record"},
+    {"after_ack", "the stream's last packet asked for an ack"},
+    {"paused", "a BATCH after which the thread waits (the relay file reached its max size)"},
+    {NULL, NULL},
+};
+
+static PyStructSequence_Desc record_desc = {
+    "slave._receiver.Record", "One record of the receiver thread (see the module's contract).", record_fields, F_COUNT,
+};
+
+/* one record as a Record (a struct sequence: made and read without a Python call) */
+static PyObject *record_object(const Record *r) {
+    int batch = r->n > 0;  /* a written batch: its events one by one, no data */
+    PyObject *item = PyStructSequence_New(RecordType);
+    if (item == NULL) return NULL;
+    PyObject *fields[F_COUNT] = {
+        PyLong_FromLong(r->kind),
+        PyLong_FromLong(r->err),
+        PyBytes_FromStringAndSize(batch || r->data == NULL ? "" : (const char *)r->data, batch ? 0 : (Py_ssize_t)r->len),
+        batch ? events_list(r) : PyList_New(0),
+        u32_list(r->flagged, batch ? r->nflag : 0),
+        PyLong_FromLongLong(r->acked),
+        PyLong_FromUnsignedLong(r->seq),
+        PyBool_FromLong(r->after_ack),
+        PyBool_FromLong(r->paused),
+    };
+    int failed = 0;
+    for (int i = 0; i < F_COUNT; i++) {
+        if (fields[i] == NULL) failed = 1;
+        PyStructSequence_SetItem(item, i, fields[i]);  /* the item owns it (NULL: left empty) */
+    }
+    if (failed) {
+        Py_DECREF(item);
+        return NULL;
+    }
+    return item;
 }
 
 static PyObject *records_list(Record *r) {
     PyObject *out = PyList_New(0);
     while (out != NULL && r != NULL) {
-        PyObject *lengths = u32_tuple(r->lengths, r->n);
-        PyObject *flagged = u32_tuple(r->flagged, r->nflag);
-        PyObject *item = lengths && flagged
-            ? Py_BuildValue("(iiy#OOLIii)", r->kind, r->err, (const char *)(r->data ? r->data : (uint8_t *)""),
-                            (Py_ssize_t)r->len, lengths, flagged, r->acked, r->seq, r->after_ack, r->paused)
-            : NULL;
-        Py_XDECREF(lengths);
-        Py_XDECREF(flagged);
+        PyObject *item = record_object(r);
         if (item == NULL || PyList_Append(out, item) != 0) {
             Py_XDECREF(item);
             Py_CLEAR(out);
@@ -487,9 +552,7 @@ static PyObject *take_and_free(Receiver *self) {
 static PyObject *Receiver_take(Receiver *self, PyObject *noargs) {
     (void)noargs;
     char drain[256];
-    if (self->wake[0] >= 0) {
-        int flags = fcntl(self->wake[0], F_GETFL);
-        if (!(flags & O_NONBLOCK)) fcntl(self->wake[0], F_SETFL, flags | O_NONBLOCK);
+    if (self->wake[0] >= 0) {  /* non-blocking since the pipe was made */
         while (read(self->wake[0], drain, sizeof drain) > 0) {}
     }
     return take_and_free(self);
@@ -588,8 +651,15 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__receiver(void) {
     if (PyType_Ready(&ReceiverType) < 0) return NULL;
+    if (RecordType == NULL && (RecordType = PyStructSequence_NewType(&record_desc)) == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
+    Py_INCREF(RecordType);
+    if (PyModule_AddObject(m, "Record", (PyObject *)RecordType) < 0) {
+        Py_DECREF(RecordType);
+        Py_DECREF(m);
+        return NULL;
+    }
     Py_INCREF(&ReceiverType);
     if (PyModule_AddObject(m, "Receiver", (PyObject *)&ReceiverType) < 0) {
         Py_DECREF(&ReceiverType);

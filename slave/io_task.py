@@ -76,13 +76,13 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import functools
 import logging
 import os
 import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -642,10 +642,12 @@ class IoTask:
         malformed, an ERR) comes back as bytes and takes the Python path (`_take_received`),
         the thread paused meanwhile, handing over the bytes it reads next as they are until the
         connection is between packets again; then it goes on. A batch after which the thread
-        goes on is counted in the receiver's reader callback (`_batch_taken`), without a turn
-        of this task; what that raises, this loop raises."""
+        goes on is counted in the receiver's reader callback (`_received`), without a turn
+        of this task; what that raises, this loop raises. The stream's state (`resume_dump`) is
+        taken from the record the thread pauses at (a HANDOFF, a BATCH returned here): the state
+        after a batch it goes on from is only ever read after a later record replaced it."""
         conn = link.conn
-        rx.take_batches(functools.partial(self._batch_taken, conn))
+        rx.take_batches(self._received)
         running = False
         while not self._stopping:
             if not running:
@@ -661,7 +663,8 @@ class IoTask:
                 running = True
             for record in await rx.next():
                 if record.kind == native.BATCH:
-                    self._batch_taken(conn, record)
+                    conn.resume_dump(record.seq, record.after_ack)  # the stream's state after it
+                    self._received(record)
                     running = not record.paused
                     continue
                 running = False
@@ -673,16 +676,36 @@ class IoTask:
                 else:
                     self._received(record)
 
-    def _batch_taken(self, conn: ClientConnection, record: Record) -> None:
-        """A BATCH of the receiver thread: the stream's state after it, then `_received`."""
-        conn.resume_dump(record.seq, record.after_ack)  # the stream's state after it
-        self._received(record)
-
     def _received(self, record: Record) -> None:
         """Count what the receiver thread did: a batch's events queued as `_queue_packets`
         queues them (the relay log's bytes written and fsynced already), the applier told, the
         observers' `after_queue_events` called after the fact (the ack it decides is the one
         the thread sent). Any other record raises what the Python path raises for it."""
+        kind = record.kind
+        if kind != native.BATCH and kind != native.NOT_SENT:
+            self._not_counted(record)
+            return
+        queued = QueuedEvents()
+        self._queue_events(record.events, record.flagged, queued, written=True)
+        self._events_since_sync = 0
+        self.relay.readable_to(self.boundary_offset or 0)
+        self.on_progress()
+        observers = self.delegate.observers
+        ack = self.delegate.after_queue_events(self.param, queued, True) if observers else None
+        self.param.master_position = self.tracker.master or self.resume  # `read_position`
+        if kind == native.NOT_SENT:
+            raise RetryableIoError(CR_SERVER_LOST, message=f"the ack could not be sent: {os.strerror(record.err)}")
+        if record.acked >= 0:
+            self.acks_sent += 1
+            if ack is None or ack.pos != record.acked:
+                log.error("slave IO: the receiver thread acked %d, the observers decided %s", record.acked, ack)
+        if record.paused:
+            self._rotate_if_full()
+        self.state = STATE_WAITING
+
+    def _not_counted(self, record: Record) -> None:
+        """A record of the receiver thread that holds no durable batch: raises what the Python
+        path raises for it; RAW / HANDOFF bytes (a stopped thread's) wrote nothing."""
         kind = record.kind
         if kind == native.CLOSED:
             raise RetryableIoError(CR_SERVER_LOST)
@@ -695,34 +718,16 @@ class IoTask:
         if kind == native.WRITE_FAILED:
             self.relay.write_failed(len(record.data))  # the thread cut the file back
             raise RelayWriteError(OSError(record.err, os.strerror(record.err)))
-        if kind not in (native.BATCH, native.SYNC_FAILED, native.NOT_SENT):
-            return  # RAW / HANDOFF bytes: nothing was written (a stopped thread's)
         if kind == native.SYNC_FAILED:  # written, not durable: cut back as `_commit_batch` would
-            self.relay.written_run(record.events(), False)
+            self.relay.written_run(record.events, False)
             self.relay.sync_failed()
             raise RelayWriteError(OSError(record.err, os.strerror(record.err)))
-        queued = QueuedEvents()
-        self._queue_events(record.events(), list(record.flagged), queued, written=True)
-        self._events_since_sync = 0
-        self.relay.readable = self.relay.position_of(self.relay.current or "", self.boundary_offset or 0)
-        self.on_progress()
-        ack = self.delegate.after_queue_events(self.param, queued, True) if self.delegate else None
-        self.param.master_position = self.read_position
-        if kind == native.NOT_SENT:
-            raise RetryableIoError(CR_SERVER_LOST, message=f"the ack could not be sent: {os.strerror(record.err)}")
-        if record.acked >= 0:
-            self.acks_sent += 1
-            if ack is None or ack.pos != record.acked:
-                log.error("slave IO: the receiver thread acked %d, the observers decided %s", record.acked, ack)
-        if record.paused:
-            self._rotate_if_full()
-        self.state = STATE_WAITING
 
     # -- queueing a read's events ---------------------------------------------------------------
     def _queue_packets(self, payloads: list[bytes | memoryview], queued: QueuedEvents) -> None:
         """Event packets of one read: strip (observers), then `_queue_events`."""
         read = ReadBatch(payloads)
-        if self.delegate:
+        if self.delegate.observers:
             self.delegate.after_read_events(self.param, read)
         self._queue_events(read.events, read.flagged, queued)
 
@@ -731,10 +736,12 @@ class IoTask:
         """Verify, count heartbeats, and queue the events in the relay log and in `queued`: runs
         of them at once where the compiled scan takes them (`GroupTracker.take_run`), the rest
         one by one (`_queue_event`, the reference the runs are held equal to). `written`: the
-        receiver thread wrote and fsynced them already (`RelayLog.written_run`)."""
+        receiver thread wrote and fsynced them already (`RelayLog.written_run`), after it checked
+        their CRC32 footers (protocol/_dumpscan.h, under the tracker's `checksum`): the runs do
+        not check them again."""
         i, count = 0, len(events)
         while i < count:
-            run = self.tracker.take_run(events, i)
+            run = self.tracker.take_run(events, i, written)
             if run is not None and run.stop > i:
                 self._queue_run(events[i:run.stop], i, run, flagged, queued, written)
                 i = run.stop
@@ -755,14 +762,15 @@ class IoTask:
         self._events_since_sync += len(events)
         master = self.tracker.master
         assert master is not None, "a run is taken only with the master's position known"
-        file = master.file
-        positions = [BinlogPosition(file, pos) for pos in run.positions]
+        positions = list(map(BinlogPosition, repeat(master.file), run.positions))
         if run.last_boundary >= 0:
             self.boundary_offset = ends[run.last_boundary - start]
             self.resume = positions[run.last_boundary - start]
             for gtid in run.closed:
                 self.io_pos = self.io_pos.with_gtid(gtid)
-        queued.add_run(events, positions, [i - start for i in flagged if start <= i < run.stop] if flagged else [])
+        if flagged and (start or flagged[-1] >= run.stop):  # the run's own, counted from its start
+            flagged = [i - start for i in flagged if start <= i < run.stop]
+        queued.add_run(events, positions, flagged)
 
     def _queue_event(self, event: bytes | memoryview, need_ack: bool, queued: QueuedEvents,
                      written: bool = False) -> None:
@@ -874,7 +882,7 @@ class IoTask:
         synced = due or n == 0
         ack: BinlogPosition | None = None
         decided = False
-        if due and link.ack_fd is not None and self.delegate:
+        if due and link.ack_fd is not None and self.delegate.observers:
             queued = self._with_unsynced(queued)
             ack = self.delegate.after_queue_events(self.param, queued, True)  # sent only once durable
             decided = True
@@ -892,9 +900,9 @@ class IoTask:
         except OSError as e:
             raise RelayWriteError(e) from None  # nothing of the batch stays, nothing is acked
         if synced:
-            self.relay.readable = self.relay.position_of(self.relay.current or "", self.boundary_offset or 0)
+            self.relay.readable_to(self.boundary_offset or 0)
             self.on_progress()
-        if self.delegate and not decided:
+        if self.delegate.observers and not decided:
             if synced:
                 queued = self._with_unsynced(queued)
             ack = self.delegate.after_queue_events(self.param, queued, synced)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import collections
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Protocol
 
 try:
     from slave import _receiver
@@ -51,24 +51,19 @@ def available() -> bool:
     return _receiver is not None
 
 
-@dataclass(slots=True)
-class Record:
+class Record(Protocol):
+    """What the thread queued (slave/_receiver.c's `Record`, a struct sequence: made and read
+    without a Python call)."""
+
     kind: int
     err: int
-    data: bytes  # BATCH (and SYNC_FAILED, NOT_SENT): the events back to back; else bytes received
-    lengths: tuple[int, ...]  # each event's length
-    flagged: tuple[int, ...]  # indexes of the events that asked for an ack
+    data: bytes  # the bytes received (HANDOFF, CLOSED, RAW), the batch whose write failed (WRITE_FAILED)
+    events: list[bytes]  # a written batch's events (BATCH, SYNC_FAILED, NOT_SENT), in order; else empty
+    flagged: list[int]  # indexes in `events` of those that asked for an ack, ascending
     acked: int  # the log_pos the ack named, or -1 (none sent)
     seq: int  # the stream's next sequence id after the record
     after_ack: bool
     paused: bool  # a BATCH after which the thread waits (the relay file reached its max size)
-
-    def events(self) -> list[memoryview]:
-        view, at, out = memoryview(self.data), 0, []
-        for n in self.lengths:
-            out.append(view[at:at + n])
-            at += n
-        return out
 
 
 class NativeReceiver:
@@ -113,8 +108,7 @@ class NativeReceiver:
 
     def _woken(self) -> None:
         records, handler = self._records, self._handler
-        for r in self._rx.take():
-            record = Record(*r)
+        for record in self._rx.take():
             if handler is not None and not records and record.kind == BATCH and not record.paused and self._failed is None:
                 try:
                     handler(record)
@@ -135,7 +129,7 @@ class NativeReceiver:
             return []
         self._loop.remove_reader(self._wake)
         self._wake = -1
-        self._records.extend(Record(*r) for r in self._rx.stop())
+        self._records.extend(self._rx.stop())
         out = list(self._records)
         self._records.clear()
         if self._waiter is not None and not self._waiter.done():

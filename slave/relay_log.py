@@ -211,9 +211,10 @@ class GroupTracker:
             self._open_gtid = None
         return boundary
 
-    def take_run(self, events: list[bytes | memoryview], start: int) -> TakenRun | None:
+    def take_run(self, events: list[bytes | memoryview], start: int, verified: bool = False) -> TakenRun | None:
         """`feed` for events[start:] at once in compiled code (`protocol.eventscan`), each event
-        checked first as the IO task checks it (event_size, the CRC32 footer with `checksum`):
+        checked first as the IO task checks it (event_size, the CRC32 footer with `checksum`,
+        unless `verified`: the receiver thread checked these very bytes' footers already):
         None where the module was not built; else what was taken, up to the first event to be
         checked and fed one by one (`TakenRun.stop`). The tracker is where `feed` would have
         left it after the taken events (`closed_gtid` aside: None)."""
@@ -226,7 +227,7 @@ class GroupTracker:
         opened = self._open_gtid
         held = None if opened is None else (opened.domain_id, opened.server_id, opened.seq_no)
         state: list[Any] = [master.pos, self.in_group, self.pending, held]
-        stop, last_boundary, positions, closed = scan(events, start, self.checksum, state)
+        stop, last_boundary, positions, closed = scan(events, start, self.checksum, state, verified)
         if stop == start:
             return TakenRun(start, -1, [], [])
         log_pos, self.in_group, self.pending, now_open = state
@@ -333,6 +334,11 @@ class RelayLog:
 
     def position_of(self, name: str, pos: int) -> BinlogPosition:
         return BinlogPosition(name, pos)
+
+    def readable_to(self, offset: int) -> None:
+        """The applier may read the current file up to `offset` (the end of a complete
+        transaction, durable per sync_relay_log: the IO task's call after each batch)."""
+        self.readable = BinlogPosition(self._writer.current_file or "", offset)
 
     def next_file(self, name: str) -> str | None:
         files = self.files()
@@ -457,10 +463,9 @@ class RelayLog:
         """`append_run` for events the receiver thread (slave/_receiver.c) already wrote at the
         end of the current file through `descriptor` (and, `synced`, fsynced): counted and kept
         in the tail, not written again. Nothing may be buffered."""
-        start = self.size
-        ends = list(accumulate(map(len, events), initial=start))
-        self._writer.written_elsewhere(ends[-1] - start, synced)
-        return self._keep(events, ends)
+        size = sum(map(len, events))
+        start = self._writer.written_elsewhere(size, synced) - size  # (no buffer: the file's end)
+        return self._keep(events, list(accumulate(map(len, events), initial=start)))
 
     @property
     def descriptor(self) -> int:

@@ -466,6 +466,35 @@ def test_semisync_dump_acks_and_seq_restart():
                         (b"\xef\x00", b"\xef\x00", b"\xef\x01", b"\xef\x00", b"\xef\x01", b"\xef\x01", b"\xef\x00")]
 
 
+def test_an_ack_is_its_file_s_template_with_the_position_filled_in(monkeypatch):
+    """`ack` gives the bytes of the declared ack (encode_ack, framed at sequence id 0) for any
+    position, a file change included, while it encodes each file's payload once (the template
+    of `ack_template`); a position outside 64 bits or a bad file name is our misuse."""
+    import protocol.connection as connection
+
+    server, client = login()
+    pump(client.binlog_dump(4, 0, 2, "mysql-bin.000001", semisync=True), server)
+    encoded = []
+    real = connection.encode_ack
+
+    def counting(position):
+        encoded.append(position.file)
+        return real(position)
+
+    monkeypatch.setattr(connection, "encode_ack", counting)
+    acks = [BinlogPosition("mysql-bin.000001", pos) for pos in (4, 255, 256, 1 << 32, (1 << 64) - 1)]
+    acks += [BinlogPosition("mysql-bin.000002", 4), BinlogPosition("b" * 300 + ".000002", 0x0102030405060708)]
+    for position in acks:
+        assert client.ack(position) == encode_packet(real(position), 0)[0], position
+    assert encoded == ["mysql-bin.000001", "mysql-bin.000002", "b" * 300 + ".000002"]
+    with pytest.raises(LocalProtocolError):
+        client.ack(BinlogPosition("mysql-bin.000002", 1 << 64))
+    with pytest.raises(LocalProtocolError):
+        client.ack(BinlogPosition("mysql-bin.000002", -1))
+    with pytest.raises(LocalProtocolError):
+        client.ack(BinlogPosition("bad\x00name", 4))
+
+
 @pytest.mark.parametrize("semisync", [True, False])
 def test_send_events_frames_a_batch_as_send_event_does_one_by_one(semisync):
     """`send_events` (a dump's one-pass framing of a read batch) gives the bytes of

@@ -235,6 +235,27 @@ def test_a_read_of_oltp_insert_transactions_is_taken_whole():
 
 
 @built
+def test_footers_checked_already_are_not_checked_again():
+    """`verified` (events whose CRC32 footers the receiver thread checked on these very bytes):
+    a run takes them without reading the footers, with the same positions, boundaries and GTIDs
+    as the run that checked them; without it a corrupt footer stops the run there."""
+    pos, stream = 4, []
+    for n in range(1, 4):
+        for b in (MariaGtid(seq_no=n, domain_id=0, flags2=0x08), Query(db="sbtest", query=f"INSERT INTO t VALUES ({n})"),
+                  Xid(n)):
+            pos += len(body(b, True, 0, 0))
+            stream.append(body(b, True, pos, 0))
+    checked = fresh(True, BinlogPosition(MASTER, 4)).take_run(stream, 0)
+    corrupt = [*stream[:4], stream[4][:-4] + bytes(4 - i for i in range(4)), *stream[5:]]
+    assert not event_checksum_ok(corrupt[4])
+    stopped = fresh(True, BinlogPosition(MASTER, 4)).take_run(corrupt, 0)
+    assert stopped is not None and stopped.stop == 4
+    tracker = fresh(True, BinlogPosition(MASTER, 4))
+    assert tracker.take_run(corrupt, 0, verified=True) == checked
+    assert checked is not None and checked.stop == len(stream) and tracker.master == BinlogPosition(MASTER, pos)
+
+
+@built
 def test_a_master_position_past_the_scans_range_is_fed_one_by_one():
     """A ROTATE may name any 64-bit position; past a signed 64-bit one the compiled scan takes
     nothing (it raised OverflowError on the next event) and `feed` decides, as it does alone."""

@@ -9,6 +9,7 @@ import asyncio
 import os
 import re
 import shutil
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from protocol import packets, semisync_wire
 from protocol.events import decode_header
 from protocol.position import BinlogPosition
 from slave import receiver as native
-from slave.relay_log import RelayLog
+from slave.relay_log import GroupTracker, RelayLog
 from tests.unit.test_slave_io_task import FakeMaster, mixed_dump, run_io, settle
 
 built = pytest.mark.skipif(not native.available(), reason="slave._receiver was not built")
@@ -136,6 +137,70 @@ async def test_the_receiver_s_batches_are_counted_without_a_turn_of_the_io_task(
     assert len(fast[0]) == 20 and fast[0][-1] == ("ack", BinlogPosition("master-bin.000001", master.pos))
     assert fast == python
     assert native.BATCH not in returned, returned
+
+
+@built
+async def test_a_receiver_batch_is_counted_in_a_few_python_frames(tmp_path):
+    """Each read of one transaction, counted in the receiver's reader callback: its record made
+    by the C side, its events split there, the stream's state not restored, the plugin's
+    decision and the relay log's readable end in one frame each; at most 16 Python frames per
+    batch (the events queued, the relay log's tail, the observers' ack), and the same relay
+    log, acks and positions as the Python path."""
+    per_batch: list[list[str]] = []
+    real = native.NativeReceiver._woken
+
+    def profiled(self):
+        entered: list[str] = []
+
+        def profile(frame, event, arg):
+            if event == "call":
+                entered.append(frame.f_code.co_name)
+
+        sys.setprofile(profile)
+        try:
+            real(self)
+        finally:
+            sys.setprofile(None)
+        if "_received" in entered:
+            per_batch.append(entered)
+
+    def reads(master: FakeMaster):
+        return [(master.transaction(k), (2,)) for k in range(6)]
+
+    native.NativeReceiver._woken = profiled
+    try:
+        fast, _, _ = await _through(tmp_path / "receiver", True, reads)
+    finally:
+        native.NativeReceiver._woken = real
+    python, _, _ = await _through(tmp_path / "python", False, reads)
+    assert fast == python
+    assert len(per_batch) >= 5
+    for entered in per_batch:
+        assert entered.count("_received") == 1 and len(entered) <= 16, " ".join(entered)
+
+
+@built
+async def test_the_receiver_s_events_are_not_checked_twice(tmp_path):
+    """The runs of a receiver's batch are taken as `verified` (the thread checked their CRC32
+    footers, protocol/_dumpscan.h); the Python path's runs check them."""
+    verified: dict[str, list[bool]] = {"receiver": [], "python": []}
+    real = GroupTracker.take_run
+
+    def reads(master: FakeMaster):
+        return [(master.transaction(k), (2,)) for k in range(4)]
+
+    for path in verified:
+        def spy(self, events, start, verified_now=False, _seen=verified[path]):
+            _seen.append(verified_now)
+            return real(self, events, start, verified_now)
+
+        GroupTracker.take_run = spy
+        try:
+            await _through(tmp_path / path, path == "receiver", reads)
+        finally:
+            GroupTracker.take_run = real
+    assert verified["receiver"].count(True) >= 3
+    assert verified["python"] and not any(verified["python"])
 
 
 async def _give_the_thread(master: FakeMaster, fd: int) -> None:
