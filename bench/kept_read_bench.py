@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # bench/: the in-process benches' helpers
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -35,6 +36,7 @@ from inprocess import run_trees, run_trees_counted  # noqa: E402
 ROWS = 1000
 SQL = "SELECT c FROM sbtest1 WHERE id=?"
 COM_STMT_PREPARE, COM_STMT_EXECUTE, LONG = 0x16, 0x17, 3
+_SLOW = 1200.0  # seconds a step may take (the server's start, the reads) under callgrind
 
 
 class _CountingTransport:
@@ -73,53 +75,63 @@ def measure(reads: int, profile: str | None = None) -> float:
     sys.path.insert(0, str(Path.cwd()))
     from tests.support.server_shell import ShellServer
 
-    with tempfile.TemporaryDirectory() as tmp, ShellServer(Path(tmp)) as shell:
-        with shell.connect(autocommit=True) as conn, conn.cursor() as cur:
-            cur.execute("CREATE DATABASE sbtest")
-            cur.execute("USE sbtest")
-            cur.execute("CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
-                        "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))")
-            cur.execute("INSERT INTO sbtest1 VALUES " + ",".join(
-                f"({i},{i * 7 % 1000},'{i:011d}-{'x' * 100}','{'p' * 59}')" for i in range(1, ROWS + 1)))
-            conn._execute_command(COM_STMT_PREPARE, SQL.encode())
-            stmt_id = int.from_bytes(conn._read_packet().get_all_data()[1:5], "little")
-            for _ in range(4):  # a parameter's definition, EOF, a column's definition, EOF
+    with tempfile.TemporaryDirectory() as tmp:
+        shell = ShellServer(Path(tmp))
+        shell._loop.start(shell._start, _SLOW)  # (`start` with room: under callgrind it takes minutes)
+        try:
+            return _reads(shell, reads, profile)
+        finally:
+            shell.stop()
+
+
+def _reads(shell: Any, reads: int, profile: str | None) -> float:
+    """`measure`'s reads on the started `shell`."""
+    with shell.connect(autocommit=True, read_timeout=_SLOW) as conn, conn.cursor() as cur:
+        cur.execute("CREATE DATABASE sbtest")
+        cur.execute("USE sbtest")
+        cur.execute("CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
+                    "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))")
+        cur.execute("INSERT INTO sbtest1 VALUES " + ",".join(
+            f"({i},{i * 7 % 1000},'{i:011d}-{'x' * 100}','{'p' * 59}')" for i in range(1, ROWS + 1)))
+        conn._execute_command(COM_STMT_PREPARE, SQL.encode())
+        stmt_id = int.from_bytes(conn._read_packet().get_all_data()[1:5], "little")
+        for _ in range(4):  # a parameter's definition, EOF, a column's definition, EOF
+            conn._read_packet()
+        for bound in (True, False):  # the read kept, then its values' layout
+            conn._execute_command(COM_STMT_EXECUTE, _execute_payload(stmt_id, 1, bound)[1:])
+            for _ in range(4):  # column count, definition, EOF, the row; then EOF
                 conn._read_packet()
-            for bound in (True, False):  # the read kept, then its values' layout
-                conn._execute_command(COM_STMT_EXECUTE, _execute_payload(stmt_id, 1, bound)[1:])
-                for _ in range(4):  # column count, definition, EOF, the row; then EOF
-                    conn._read_packet()
-                assert conn._read_packet().get_all_data()[0] == 0xFE
-            rnd = random.Random(1)
-            packets = [_packet(_execute_payload(stmt_id, rnd.randint(1, ROWS), False)) for _ in range(reads)]
+            assert conn._read_packet().get_all_data()[0] == 0xFE
+        rnd = random.Random(1)
+        packets = [_packet(_execute_payload(stmt_id, rnd.randint(1, ROWS), False)) for _ in range(reads)]
 
-            def run() -> float:
-                session = next(s for s in shell.server.sessions.values() if s.engine_session is not None)
-                transport, counting = session.transport, _CountingTransport()
-                session.transport = counting
-                profiler = None
-                if profile is not None:
-                    import cProfile
+        def run() -> float:
+            session = next(s for s in shell.server.sessions.values() if s.engine_session is not None)
+            transport, counting = session.transport, _CountingTransport()
+            session.transport = counting
+            profiler = None
+            if profile is not None:
+                import cProfile
 
-                    profiler = cProfile.Profile()
-                    profiler.enable()
-                try:
-                    started = time.thread_time()
-                    for packet in packets:
-                        session.data_received(packet)
-                    took = time.thread_time() - started
-                finally:
-                    session.transport = transport
-                    if profiler is not None:
-                        import pstats
+                profiler = cProfile.Profile()
+                profiler.enable()
+            try:
+                started = time.thread_time()
+                for packet in packets:
+                    session.data_received(packet)
+                took = time.thread_time() - started
+            finally:
+                session.transport = transport
+                if profiler is not None:
+                    import pstats
 
-                        profiler.disable()
-                        pstats.Stats(profiler).sort_stats(profile).print_stats(40)
-                if counting.writes != reads or session._received is not None:
-                    raise RuntimeError(f"{counting.writes} of {reads} reads answered on receipt")
-                return took / reads * 1e6
+                    profiler.disable()
+                    pstats.Stats(profiler).sort_stats(profile).print_stats(40)
+            if counting.writes != reads or session._received is not None:
+                raise RuntimeError(f"{counting.writes} of {reads} reads answered on receipt")
+            return took / reads * 1e6
 
-            return shell.call(run)
+        return shell.call(run, _SLOW)
 
 
 def main() -> None:
