@@ -10,8 +10,9 @@
   (`protocol.eventscan`; else the IO task's per-event path);
 - `protocol/_rows.c`, a result set's rows encoded in one call (`protocol.binary
   .BinaryRowEncoder.encode_rows`, `protocol.messages.ResultSet.payloads`; else their per-value
-  paths) and a response's packets framed in one (`protocol.packets.frame_payloads`; else its
-  loop);
+  paths), a response's packets framed in one (`protocol.packets.frame_payloads`; else its
+  loop) and a kept read's rows both encoded and framed in one (`protocol.binary
+  .BinaryRowEncoder.answer`; else those two);
 - `protocol/_framing.c` (linked with zlib), a commit group's binlog events encoded in one call
   (`protocol.events.encode_events`) and a dump's batch of them framed as packets in one
   (`protocol.connection.ServerConnection.send_events`; else their per-event loops);

@@ -285,7 +285,7 @@ class ReaderPool:
             self._loop_schemas = None  # (it holds none yet)
             reader.conn.execute("PRAGMA busy_timeout=0")
             reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
-        schemas = self.schemas
+        schemas = self._schemas()
         if schemas is not self._loop_schemas:
             if not _current(reader.attached, schemas):
                 if len(schemas) > ATTACH_LIMIT:

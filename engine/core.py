@@ -137,6 +137,7 @@ import asyncio
 import collections
 import copy
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
@@ -262,7 +263,9 @@ class Engine:
         self.lock_wait_timeout = 50.0
         self._writer = ThreadLane(1, "engine-writer")
         self._readers = ThreadLane(readers, "engine-reader")
-        self._pool = ReaderPool(self.datadir / MAIN_FILE, lambda: self.schemas, self.auto_counter)
+        # (the map read by a C call, no Python frame: the loop's reads ask for it each time)
+        self._pool = ReaderPool(self.datadir / MAIN_FILE, functools.partial(getattr, self, "schemas"),
+                                self.auto_counter)
         self._wconn_: sqlite3.Connection | None = None
         self._wstate = functions.ConnectionState()
         # the functions' state of the replicated transactions' sessions (`_replicated_functions`)

@@ -37,6 +37,16 @@ exact bytes objects, each under MAX_PAYLOAD (0xFFFFFF) bytes; each becomes one p
 id `seq` modulo 256 and wrapping; the packets joined and the next sequence id are returned.
 Anything else (another container, an item of another type, a payload to be split in chunks)
 makes it return None, and the Python path frames them all. Layout: protocol/packets.py.
+
+    answer(head, rows, kinds, closing, seq) -> bytes | None
+
+A binary result set's bytes after its column block in one pass, the compiled twin of
+protocol.binary.BinaryRowEncoder.answer's Python path (`head` + frame(encode(rows, kinds) +
+[closing], seq)'s bytes; tests/unit/test_binary_rows_native.py holds the two equal): `head`
+(exact bytes, copied as they are), then each row as `encode` encodes it, framed as one packet
+from sequence id `seq` modulo 256 (wrapping), then the payload `closing` (exact bytes) framed
+as the next. Where `encode` declines, or a row's or `closing`'s payload is MAX_PAYLOAD bytes or
+more, None (nothing kept): the Python path then answers.
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -179,19 +189,20 @@ static int put_value(Buffer *b, char kind, PyObject *value)
     return TAKEN;
 }
 
-/* One binary row (a tuple of `ncols` values) appended: 0x00, the NULL bitmap, the values. */
+/* One binary row (a tuple of `ncols` values) appended after what `b` holds: 0x00, the NULL
+bitmap, the values. */
 static int put_binary_row(Buffer *b, PyObject *row, Py_ssize_t ncols, const char *kinds)
 {
-    Py_ssize_t nbytes = (ncols + 9) / 8;
+    Py_ssize_t nbytes = (ncols + 9) / 8, start = b->len;
     if (reserve(b, 1 + nbytes) < 0)
         return FAILED;
-    memset(b->data, 0, 1 + nbytes);
-    b->len = 1 + nbytes;
+    memset(b->data + start, 0, 1 + nbytes);
+    b->len = start + 1 + nbytes;
     for (Py_ssize_t c = 0; c < ncols; c++) {
         PyObject *value = PyTuple_GET_ITEM(row, c);
         if (value == Py_None || kinds[c] == 'n') {
             Py_ssize_t bit = c + 2;
-            b->data[1 + bit / 8] |= (char)(1 << (bit % 8));
+            b->data[start + 1 + bit / 8] |= (char)(1 << (bit % 8));
             continue;
         }
         int taken = put_value(b, kinds[c], value);
@@ -327,10 +338,74 @@ static PyObject *frame(PyObject *self, PyObject *args)
     return Py_BuildValue("(Ni)", out, (int)next);
 }
 
+/* A packet's header (3-byte little-endian length, sequence id) written at `at`. */
+static void put_header(char *at, Py_ssize_t size, unsigned seq)
+{
+    put_le(at, (uint64_t)size, 3);
+    at[3] = (char)seq;
+}
+
+static PyObject *answer(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *rows;
+    const char *head, *kinds, *closing;
+    Py_ssize_t nhead, ncols, nclosing;
+    int seq;
+    if (!PyArg_ParseTuple(args, "y#Oy#y#i", &head, &nhead, &rows, &kinds, &ncols, &closing, &nclosing, &seq))
+        return NULL;
+    if ((!PyList_CheckExact(rows) && !PyTuple_CheckExact(rows)) || nclosing >= MAX_PAYLOAD)
+        Py_RETURN_NONE;
+    Buffer b = {NULL, 0, 0};
+    if (reserve(&b, nhead + 4 + nclosing + 512) < 0)  /* (a point read's answer: no growing) */
+        return NULL;
+    memcpy(b.data, head, nhead);
+    b.len = nhead;
+    unsigned next = (unsigned)seq & 0xFF;
+    int taken = TAKEN;
+    Py_ssize_t nrows = PySequence_Fast_GET_SIZE(rows);
+    for (Py_ssize_t r = 0; r < nrows; r++) {  /* (no Python code runs here: the list stays as it is) */
+        PyObject *row = PySequence_Fast_GET_ITEM(rows, r);
+        if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != ncols) {
+            taken = DECLINED;
+            break;
+        }
+        Py_ssize_t at = b.len;
+        if (reserve(&b, 4) < 0) {
+            taken = FAILED;
+            break;
+        }
+        b.len += 4;
+        taken = put_binary_row(&b, row, ncols, kinds);
+        if (taken != TAKEN)
+            break;
+        if (b.len - at - 4 >= MAX_PAYLOAD) {  /* a row split in chunks: the Python path's */
+            taken = DECLINED;
+            break;
+        }
+        put_header(b.data + at, b.len - at - 4, next);
+        next = (next + 1) & 0xFF;
+    }
+    if (taken == TAKEN && reserve(&b, 4 + nclosing) < 0)
+        taken = FAILED;
+    PyObject *out = NULL;
+    if (taken == TAKEN) {
+        put_header(b.data + b.len, nclosing, next);
+        memcpy(b.data + b.len + 4, closing, nclosing);
+        b.len += 4 + nclosing;
+        out = PyBytes_FromStringAndSize(b.data, b.len);
+    }
+    PyMem_Free(b.data);
+    if (taken == DECLINED)
+        Py_RETURN_NONE;
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"encode", encode, METH_VARARGS, "encode(rows, kinds) -> list[bytes] | None"},
     {"encode_text", encode_text, METH_VARARGS, "encode_text(rows, columns) -> list[bytes] | None"},
     {"frame", frame, METH_VARARGS, "frame(payloads, seq) -> tuple[bytes, int] | None"},
+    {"answer", answer, METH_VARARGS, "answer(head, rows, kinds, closing, seq) -> bytes | None"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -75,6 +75,9 @@ from protocol.packets import (
     frame_payloads,
 )
 
+# a result set's rows framed after its column block in one call (`BinaryRowEncoder.answer`)
+_native_answer = None if _native_rows is None else _native_rows.answer
+
 COM_STMT_PREPARE = 0x16
 COM_STMT_EXECUTE = 0x17
 COM_STMT_SEND_LONG_DATA = 0x18
@@ -846,6 +849,19 @@ class BinaryRowEncoder:
             raise self._uncarried(values) from None
         return out
 
+    def answer(self, head: bytes, rows: Sequence[Sequence[Any]], closing: bytes, seq: int) -> bytes:
+        """A result set's bytes from its rows on, in one call: `head` (the framed column block)
+        as it is, then each row encoded (`encode_rows`) and the payload `closing`, framed as
+        packets from sequence id `seq`. A list or tuple of tuples is offered to the compiled
+        twin first (`protocol._rows.answer`), which gives these bytes or declines the whole
+        answer. Raises what `encode_rows` raises (`UncarriedValue`)."""
+        kinds = self._kinds
+        if kinds is not None and _native_answer is not None:
+            wire = _native_answer(head, rows, kinds, closing, seq)
+            if wire is not None:
+                return wire
+        return head + frame_payloads((*self.encode_rows(rows), closing), seq)[0]
+
     def _encode_nulls(self, values: Sequence[Any]) -> bytes:
         bitmap = 0
         parts = []
@@ -1033,9 +1049,10 @@ class ResultHead:
     a command starts, and its closing packet's payload, each made once per server status (a
     handful of flag sets). `ServerConnection.send_rows` frames the rows between them: the bytes
     `send` gives for the `BinaryResultSet`, or for the text `ResultSet` of rows encoded by
-    `messages.text_row_payloads`."""
+    `messages.text_row_payloads`; `send_binary_rows` encodes binary rows in the same pass
+    (`BinaryRowEncoder.answer`)."""
 
-    __slots__ = ("columns", "encoded_columns", "packets", "_capabilities", "_framed", "_closing")
+    __slots__ = ("columns", "encoded_columns", "packets", "_capabilities", "_around")
 
     def __init__(self, columns: Sequence[ColumnDefinition], encoded_columns: Sequence[bytes],
                  capabilities: int) -> None:
@@ -1043,8 +1060,7 @@ class ResultHead:
         self.encoded_columns = tuple(encoded_columns)
         self.packets = len(_column_block(self.encoded_columns, capabilities, 0, 0))  # (whatever the status)
         self._capabilities = capabilities
-        self._framed: dict[int, bytes] = {}
-        self._closing: dict[int, bytes] = {}
+        self._around: dict[int, tuple[bytes, bytes]] = {}
 
     @classmethod
     def of(cls, columns: Sequence[ColumnDefinition], capabilities: int) -> ResultHead:
@@ -1057,17 +1073,14 @@ class ResultHead:
         """The column block's payloads, unframed."""
         return _column_block(self.encoded_columns, self._capabilities, status, 0)
 
-    def framed(self, status: int) -> bytes:
-        wire = self._framed.get(status)
-        if wire is None:
-            wire = self._framed[status] = frame_payloads(self.block(status), 1)[0]
-        return wire
-
-    def closing(self, status: int) -> bytes:
-        payload = self._closing.get(status)
-        if payload is None:
-            payload = self._closing[status] = _terminator(self._capabilities, status)
-        return payload
+    def around(self, status: int) -> tuple[bytes, bytes]:
+        """What goes around the rows for `status`: the column block framed from sequence id 1,
+        and the closing packet's payload."""
+        pair = self._around.get(status)
+        if pair is None:
+            pair = self._around[status] = (frame_payloads(self.block(status), 1)[0],
+                                           _terminator(self._capabilities, status))
+        return pair
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,7 +62,14 @@ from protocol.auth import (
     scramble_native_password,
     verify_native_password,
 )
-from protocol.binary import BINARY_RESPONSES, BinaryResultSet, BinaryRows, PrepareOK, ResultHead
+from protocol.binary import (
+    BINARY_RESPONSES,
+    BinaryResultSet,
+    BinaryRowEncoder,
+    BinaryRows,
+    PrepareOK,
+    ResultHead,
+)
 from protocol.charsets import Charset
 from protocol.errors import (
     ER_HANDSHAKE_ERROR,
@@ -750,11 +757,23 @@ class ServerConnection:
         if status & _MORE_RESULTS:
             raise LocalProtocolError("send_rows answers with one result set: `send` the ones followed by more")
         self._machine.fire(T.SEND_RESPONSE)
+        framed, closing = head.around(status)
         if self._seq != 1:  # (a command of 16 MiB or more: its answer starts later)
-            wire, _ = frame_payloads((*head.block(status), *rows, head.closing(status)), self._seq)
+            wire, _ = frame_payloads((*head.block(status), *rows, closing), self._seq)
         else:
-            wire, _ = frame_payloads((*rows, head.closing(status)), head.packets + 1)
-            wire = head.framed(status) + wire
+            wire = framed + frame_payloads((*rows, closing), head.packets + 1)[0]
+        self._seq = 0
+        return wire
+
+    def send_binary_rows(self, head: ResultHead, status: int, rows: list[tuple], encoder: BinaryRowEncoder) -> bytes:
+        """`send_rows(head, status, encoder.encode_rows(rows))` with the rows encoded and framed
+        in the same pass (`BinaryRowEncoder.answer`). Raises what `encode_rows` raises
+        (`UncarriedValue`), the connection then unchanged."""
+        if status & _MORE_RESULTS or self._seq != 1:
+            return self.send_rows(head, status, encoder.encode_rows(rows))
+        framed, closing = head.around(status)
+        wire = encoder.answer(framed, rows, closing, head.packets + 1)
+        self._machine.fire(T.SEND_RESPONSE)
         self._seq = 0
         return wire
 

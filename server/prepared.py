@@ -1066,13 +1066,13 @@ class PreparedStatements:
         encoded_columns = None
         if kept is not None and kept.encoder is not None:
             try:
+                if not flags & CURSOR_TYPE_READ_ONLY:
+                    session.write(conn.send_binary_rows(kept.head, session.status_flags(), result.rows, kept.encoder))
+                    return
                 encoded = kept.encoder.encode_rows(result.rows)
             except UncarriedValue:
                 columns, encoded = carried_rows(kept.head.columns, result.rows)
             else:
-                if not flags & CURSOR_TYPE_READ_ONLY:
-                    session.write(conn.send_rows(kept.head, session.status_flags(), encoded))
-                    return
                 columns, encoded_columns = kept.head.columns, kept.head.encoded_columns
         else:
             columns, rows = result_columns(result), result.rows

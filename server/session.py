@@ -1464,8 +1464,9 @@ class ClientSession(asyncio.Protocol):
     def run_prepared_read(self, prepared: PreparedRead, keyword: str, params: list[object]) -> Any:
         """`run_read_now` of a text of `prepared`'s shape whose literals are `params` (the
         prepared statement's word: its text around the values is the one `run_read_now`
-        answered, so nothing but the session's state can decline it now)."""
-        if not self._reads_now(keyword):
+        answered, so nothing but the session's state can decline it now; the role's claims on
+        `keyword` were asked then, and are fixed once the server runs)."""
+        if not self._reads_now(None):
             return None
         result = self.engine_session.read_prepared(prepared, params)
         if result is not None:

@@ -11,8 +11,12 @@ bytearrays, larger ints, lone surrogates and rows of another width. Packets: `fr
 (protocol/packets.py), the same wire bytes and next sequence id for lists and tuples of up to
 300 payloads of every size below MAX_PAYLOAD, from sequence ids that wrap; a decline for a
 payload of MAX_PAYLOAD bytes (split in chunks), an item that is not bytes, or an iterable that
-is not a list or tuple. Both paths are exercised through the callers themselves, the compiled
-one switched off for the reference."""
+is not a list or tuple. A binary answer (`BinaryRowEncoder.answer`: a head, the rows framed,
+the closing packet): the same wire bytes for lists and tuples of rows of every kind (300 of them too),
+any head and closing payload, from sequence ids that wrap; a decline for what `encode` declines,
+a row of MAX_PAYLOAD bytes or more, a closing payload as large, or rows not in a list or tuple.
+Both paths are exercised through the callers themselves, the compiled one switched off for the
+reference."""
 
 from __future__ import annotations
 
@@ -214,3 +218,60 @@ def test_payloads_it_does_not_take_are_left_to_python(monkeypatch):
     generated = (p for p in [b"ab", b"c"])  # not a list or tuple: the Python path, as before
     assert _rows.frame(generated, 0) is None
     assert packets.frame_payloads((p for p in [b"ab", b"c"]), 0) == (b"\x02\x00\x00\x00ab\x01\x00\x00\x01c", 2)
+
+
+def _answers_both(encoder: BinaryRowEncoder, head: bytes, rows: Any, closing: bytes, seq: int,
+                  monkeypatch) -> tuple[object, object]:
+    """`BinaryRowEncoder.answer` with and without its compiled twin (`_native_answer` off), the
+    encoder's own compiled path off too for the reference."""
+    answers = []
+    for native in (True, False):
+        with monkeypatch.context() as m:
+            if not native:
+                m.setattr(binary, "_native_answer", None)
+                m.setattr(binary, "_native_rows", None)
+            try:
+                answers.append(encoder.answer(head, rows, closing, seq))
+            except UncarriedValue as exc:
+                answers.append(("uncarried", exc.column, str(exc)))
+            except LocalProtocolError as exc:
+                answers.append(("error", str(exc)))
+    return answers[0], answers[1]
+
+
+@native
+def test_an_answer_is_framed_as_the_python_path(monkeypatch):
+    rng = random.Random(23)
+    kinds = list(KINDS)
+    for width in (1, 2, 8, 9, 17):
+        for _ in range(30):
+            columns = [rng.choice(kinds) for _ in range(width)]
+            encoder = BinaryRowEncoder([_column(k) for k in columns])
+            rows = rng.choice([list, tuple])(
+                tuple(None if rng.random() < 0.15 else rng.choice(KINDS[k]) for k in columns)
+                for _ in range(rng.randint(0, 6)))
+            head, closing = rng.randbytes(rng.choice([0, 9, 120])), rng.randbytes(rng.choice([0, 5, 7, 300]))
+            seq = rng.choice([0, 1, 3, 200, 255, 256 + 7])
+            assert _rows.answer(head, rows, encoder._kinds, closing, seq) is not None  # taken whole
+            native_wire, python = _answers_both(encoder, head, rows, closing, seq, monkeypatch)
+            assert native_wire == python, (columns, rows)
+    encoder = BinaryRowEncoder([_column((FieldType.LONG, 0)), _column(STRING)])
+    many = [(i, None if i % 7 else str(i)) for i in range(300)]  # sequence ids that wrap
+    for seq in (1, 200):
+        native_wire, python = _answers_both(encoder, b"", many, b"\xfe", seq, monkeypatch)
+        assert native_wire == python
+    # (and the reference is the rows' payloads framed after the head)
+    encoder = BinaryRowEncoder([_column(STRING)])
+    assert encoder.answer(b"H", [("ab",)], b"\xfe", 255) == b"H\x05\x00\x00\xff\x00\x00\x02ab\x01\x00\x00\x00\xfe"
+
+
+@native
+def test_an_answer_it_does_not_take_is_left_to_python(monkeypatch):
+    encoder = BinaryRowEncoder([_column(STRING), _column((FieldType.LONG, 0))])
+    for rows in ([("a", 1), ("b", 2 ** 40)], [["list", 1]], [("short",)], [("a", 1, "long")],
+                 [("big", 1), ("x" * MAX_PAYLOAD, 2)]):  # (a row of MAX_PAYLOAD bytes or more: split in chunks)
+        assert _rows.answer(b"head", rows, encoder._kinds, b"\xfe\x00\x00", 1) is None
+        native_wire, python = _answers_both(encoder, b"head", rows, b"\xfe\x00\x00", 1, monkeypatch)
+        assert native_wire == python
+    assert _rows.answer(b"", (r for r in [("a", 1)]), encoder._kinds, b"", 1) is None  # not a list or tuple
+    assert _rows.answer(b"", [("a", 1)], encoder._kinds, b"\x00" * MAX_PAYLOAD, 1) is None

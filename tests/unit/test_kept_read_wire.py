@@ -4,8 +4,9 @@ to the general path they skip:
 - `IntParams`: a parameter block laid out as one already read (non-NULL integers of fixed-size
   types, types sent or not) read at once: the values `decode_execute_params` reads with the same
   bound types, or None, for every block (valid, of other layouts, damaged);
-- `ResultHead` + `ServerConnection.send_rows`: a result set's column block and closing packet
-  kept across executions: the bytes and state `send(BinaryResultSet(...))` gives, or for text
+- `ResultHead` + `ServerConnection.send_rows` (and `send_binary_rows`, the rows encoded in the
+  same pass: a value a column cannot carry raises, nothing sent): a result set's column block
+  and closing packet kept across executions: the bytes and state `send(BinaryResultSet(...))` gives, or for text
   rows `send(ResultSet(...))` (a text result's head is kept by the session too), with and
   without CLIENT_DEPRECATE_EOF and MariaDB's extended metadata, for each server status, zero to
   many rows, and after a command of 16 MiB (whose answer does not start at sequence id 1); a
@@ -26,6 +27,7 @@ from protocol.binary import (
     IntParams,
     ParamType,
     ResultHead,
+    UncarriedValue,
     decode_execute_params,
     encode_execute_params,
 )
@@ -124,9 +126,15 @@ def _columns() -> tuple[ColumnDefinition, ...]:
 _COMMANDS = {"binary": bytes.fromhex("17 01000000 00 01000000"), "text": b"\x03SELECT id, c FROM t"}
 
 
+_PATHS = {"binary": ("send", "send_rows", "send_binary_rows"), "text": ("send", "send_rows")}
+
+
 def _answer(server, path: str, protocol: str, columns, rows, status: int, head: ResultHead | None = None) -> bytes:
-    """The bytes `send` (of the whole result set) or `send_rows` (through `head`, or one made now)
-    give for `rows` in `protocol`."""
+    """The bytes `send` (of the whole result set), `send_rows` or `send_binary_rows` (through
+    `head`, or one made now) give for `rows` in `protocol`."""
+    if path == "send_binary_rows":
+        return server.send_binary_rows(head or ResultHead.of(columns, server.capabilities), status, rows,
+                                       BinaryRowEncoder(columns))
     if protocol == "binary":
         encoded = BinaryRowEncoder(columns).encode_rows(rows)
         if path == "send":
@@ -157,13 +165,13 @@ def test_send_rows_is_send_of_the_result_set(protocol, caps, nrows):
                    0, ServerStatus.AUTOCOMMIT):  # (the last one again: from the cache)
         status = int(status)
         sent = []
-        for path in ("send", "send_rows"):
+        for path in _PATHS[protocol]:
             server = logged_in()
             assert server.capabilities & caps == caps
             pump(command, server)
             sent.append(_answer(server, path, protocol, columns, rows, status, head))
             assert server.state is ServerState.COMMAND
-        assert sent[0] == sent[1]
+        assert all(wire == sent[0] for wire in sent)
 
 
 def test_send_rows_refuses_a_status_saying_more_results_follow():
@@ -180,10 +188,27 @@ def test_send_rows_after_a_command_of_sixteen_mebibytes(protocol):
     columns = _columns()
     big = _COMMANDS[protocol] + bytes(MAX_PAYLOAD)
     sent = []
-    for path in ("send", "send_rows"):
+    for path in _PATHS[protocol]:
         server, _ = login()
         server._decoder.max_packet = 1 << 25  # (as max_allowed_packet would allow it)
         pump(encode_packet(big, 0)[0], server)
         sent.append(_answer(server, path, protocol, columns, [(1, "a")], int(ServerStatus.AUTOCOMMIT)))
         assert server.state is ServerState.COMMAND
-    assert sent[0] == sent[1] and struct.unpack_from("<I", sent[0])[0] >> 24 == 2
+    assert all(wire == sent[0] for wire in sent) and struct.unpack_from("<I", sent[0])[0] >> 24 == 2
+
+
+def test_send_binary_rows_of_a_value_its_column_cannot_carry_sends_nothing():
+    """`UncarriedValue` raised, the connection still owing its answer (then `send` gives it)."""
+    server, _ = login()
+    pump(encode_packet(_COMMANDS["binary"], 0)[0], server)
+    columns = _columns()
+    with pytest.raises(UncarriedValue):
+        server.send_binary_rows(ResultHead.of(columns, server.capabilities), int(ServerStatus.AUTOCOMMIT),
+                                [(1, "a"), ("not an int", "b")], BinaryRowEncoder(columns))
+    assert server.state is ServerState.RESPONDING
+    server.send(BinaryResultSet(columns, ((1, "a"),), int(ServerStatus.AUTOCOMMIT)))
+    assert server.state is ServerState.COMMAND
+    pump(encode_packet(_COMMANDS["binary"], 0)[0], server)
+    with pytest.raises(LocalProtocolError):  # more results: `send`'s, as for send_rows
+        server.send_binary_rows(ResultHead.of(columns, server.capabilities), int(ServerStatus.MORE_RESULTS_EXISTS),
+                                [], BinaryRowEncoder(columns))

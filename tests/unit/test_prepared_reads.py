@@ -18,7 +18,8 @@ server shell (mysql-connector-python's pure-Python prepared cursor; PyMySQL for 
 - what the kept read must not miss: a transaction's snapshot (REPEATABLE READ), its latest
   commit (READ COMMITTED), its own writes, a table altered or dropped after
   the read was kept, another database after USE, an account without the privilege, the session
-  state a read leaves (FOUND_ROWS(), warnings cleared, Com_select counted);
+  state a read leaves (FOUND_ROWS(), warnings cleared, Com_select counted); the role's claims
+  asked when the read is kept, not by its executions; on receipt, none of the layers it skips;
 - pipelined kept reads answered in order, YIELD_EVERY at a time by the callback, the rest by
   the task;
 - errors on receipt: malformed commands behind a kept read get MySQL's errors from the task, a
@@ -27,10 +28,13 @@ server shell (mysql-connector-python's pure-Python prepared cursor; PyMySQL for 
 
 from __future__ import annotations
 
+import sys
+
 import pymysql
 import pytest
 
 from engine.session import Session
+from protocol import binary
 from protocol.binary import COM_STMT_EXECUTE, PrepareOK
 from protocol.errors import ER_WARN_DATA_OUT_OF_RANGE, SQLError
 from server import prepared
@@ -387,6 +391,92 @@ def test_bad_input_after_a_kept_read_gets_mysqls_errors(shell):
         assert answer_of_good()[2:] == b"\x05" + "élan".encode()
     finally:
         conn.close()
+
+
+def test_a_kept_read_s_executions_do_not_ask_the_role(shell, kept_reads, monkeypatch):
+    """The role's claims on a kept read's statement were asked when the loop first answered it
+    (`run_read_now`) and are fixed once the server runs: the executions that read through it,
+    in the session's task and on receipt, ask none."""
+    assert shell.server is not None
+    role = shell.server.role
+    asked: list[str] = []
+    original = role.claims
+    monkeypatch.setattr(role, "claims", lambda keyword: asked.append(keyword) or original(keyword))
+    conn = _client(shell)
+    try:
+        cur = conn.cursor(prepared=True)
+        before = None
+        for i in (0, 1, 3, 1):
+            cur.execute("SELECT c FROM t WHERE id=?", (i,))
+            cur.fetchall()
+            before = list(asked) if before is None else before
+    finally:
+        conn.close()
+    assert kept_reads[0] == 3
+    assert any(k.startswith("SELECT") for k in before) and asked == before
+
+
+class _Recorder:
+    """A session's transport that keeps what is written."""
+
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.written.append(bytes(data))
+
+    def is_closing(self) -> bool:
+        return False
+
+
+def test_a_kept_read_on_receipt_runs_none_of_the_layers_it_skips(shell):
+    """The Python frames of a kept read's execution answered in the receive callback: none of the
+    role's claims (asked when the read was kept), the engine's map of databases through a
+    property and a lambda (one C call), nor, where `protocol._rows` is built, the rows encoded
+    and then framed apart (`send_binary_rows`: one pass); the bytes are the socket path's."""
+    conn = shell.connect(autocommit=True, database="d1")
+    try:
+        stmt, _, _ = prepare(conn, "SELECT v FROM t WHERE id=?")
+        good = execute_body(stmt, 0, [LONGLONG], [(1).to_bytes(8, "little")])
+        answers = []
+        for _ in range(2):  # kept, then its values' layout read
+            send(conn, COM_STMT_EXECUTE, good)
+            answers.append([read(conn) for _ in range(5)])  # count, definition, EOF, row, EOF
+        assert answers[0] == answers[1]
+        assert shell.server is not None
+
+        def on_receipt() -> tuple[list[str], list[bytes]]:
+            session = next(s for s in shell.server.sessions.values() if stmt in s.prepared._statements)
+            transport, recorder = session.transport, _Recorder()
+            calls: list[str] = []
+
+            def profile(frame, event, arg):
+                if event == "call":
+                    calls.append(frame.f_code.co_name)
+
+            session.transport = recorder
+            sys.setprofile(profile)
+            try:
+                session.data_received(_packet(good))
+            finally:
+                sys.setprofile(None)
+                session.transport = transport
+            return calls, recorder.written
+
+        calls, written = shell.call(on_receipt)
+    finally:
+        conn.close()
+    assert "kept_answer" in calls and "read_prepared" in calls
+    skipped = {"claims", "schemas", "<lambda>", "framed", "closing"}
+    if binary._native_answer is not None:
+        skipped |= {"encode_rows", "frame_payloads"}
+    assert not skipped & set(calls), calls
+    payloads, at = [], 0
+    while at < len(written[0]):
+        size = int.from_bytes(written[0][at:at + 3], "little")
+        payloads.append(written[0][at + 4:at + 4 + size])
+        at += 4 + size
+    assert len(written) == 1 and payloads == answers[0]
 
 
 def _packet(body: bytes) -> bytes:
