@@ -404,11 +404,12 @@ async def test_meta_survives_reopen(tmp_path):
         await engine.close()
 
 
-def stored_meta(path) -> dict[str, str]:
-    """Every row of a database file's meta table, as committed (read beside the engine)."""
+def stored_meta(path, column: str = "v") -> dict[str, str]:
+    """Every row of a database file's meta table, as committed (read beside the engine): its
+    value, or its `column` (`rowid`)."""
     conn = sqlite3.connect(str(path))
     try:
-        return dict(conn.execute(f"SELECT k, v FROM {engine_core.META_TABLE}").fetchall())
+        return dict(conn.execute(f"SELECT k, {column} FROM {engine_core.META_TABLE}").fetchall())
     finally:
         conn.close()
 
@@ -493,14 +494,6 @@ async def test_a_group_commit_writes_only_the_meta_rows_that_changed(tmp_path, m
         await engine.close()
 
 
-def meta_rowids(path) -> dict[str, int]:
-    conn = sqlite3.connect(str(path))
-    try:
-        return dict(conn.execute(f"SELECT k, rowid FROM {engine_core.META_TABLE}").fetchall())
-    finally:
-        conn.close()
-
-
 async def test_a_group_commit_updates_its_changed_meta_rows_in_place(tmp_path):
     """A meta row whose value changed is updated where it is (its rowid and its key's index
     entry stay: one page fewer to write per commit than a delete and insert), a new key is
@@ -514,11 +507,11 @@ async def test_a_group_commit_updates_its_changed_meta_rows_in_place(tmp_path):
         await s.execute("CREATE TABLE t (id INT PRIMARY KEY)")
         async with engine.writer_lock:
             await engine.commit_group({"pos": "1", "file": "f.1"})
-        rowids = meta_rowids(path)
+        rowids = stored_meta(path, "rowid")
         await s.execute("INSERT INTO t VALUES (2)")
         async with engine.writer_lock:
             await engine.commit_group({"pos": "2", "new": "x"})
-        after = meta_rowids(path)
+        after = stored_meta(path, "rowid")
         assert {k: after[k] for k in rowids} == rowids
         seq = int(stored_meta(path)[engine_core.SEQ_KEY])
         assert stored_meta(path) == {"pos": "2", "file": "f.1", "new": "x", engine_core.SEQ_KEY: str(seq)}
