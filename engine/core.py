@@ -707,7 +707,9 @@ class Engine:
                 # committing the meta (and what came after the loss) would hide the loss
                 raise sqlite3.OperationalError("the group's transaction was rolled back by an earlier error")
             if self._sp_done:
-                self._w_end(True)  # first: the last transaction's statements join the redo record
+                # first: the last transaction's statements join the redo record (its savepoint
+                # is let go by the COMMIT below, or by the rollback when the commit fails)
+                self._w_end(True, release=False)
             targets = self._group_targets()
             rows = {**meta, SEQ_KEY: str(seq)}
             if len(targets) > 1:
@@ -767,9 +769,16 @@ class Engine:
         gone = [(k,) for k in stored if k not in rows]
         if gone:
             conn.executemany(f"DELETE FROM {s}.{META_TABLE} WHERE k = ?", gone)
-        changed = [(k, v) for k, v in rows.items() if stored.get(k) != v]
-        if changed:
-            conn.executemany(f"INSERT OR REPLACE INTO {s}.{META_TABLE} (k, v) VALUES (?, ?)", changed)
+        # a row the table holds is updated in place (its key's index entry stays: one page less
+        # to write than a REPLACE's delete and insert); a new key is inserted
+        updated = [(v, k) for k, v in rows.items() if k in stored and stored[k] != v]
+        if updated and conn.executemany(f"UPDATE {s}.{META_TABLE} SET v = ? WHERE k = ?", updated).rowcount != len(updated):
+            # (`stored` did not hold what the table holds: every row written as before)
+            conn.executemany(f"INSERT OR REPLACE INTO {s}.{META_TABLE} (k, v) VALUES (?, ?)", rows.items())
+            return
+        added = [(k, v) for k, v in rows.items() if k not in stored]
+        if added:
+            conn.executemany(f"INSERT OR REPLACE INTO {s}.{META_TABLE} (k, v) VALUES (?, ?)", added)
 
     def _w_checkpoint(self) -> None:
         """Copy the WAL of every attached file into its database (PASSIVE: never waits for a
@@ -1027,10 +1036,11 @@ class Engine:
             conn.execute("SAVEPOINT txn")
             self._sp_open = True
 
-    def _w_end(self, commit: bool) -> None:
+    def _w_end(self, commit: bool, release: bool = True) -> None:
         """End the logical transaction: keep (RELEASE) or undo (ROLLBACK TO) its savepoint. A
         savepoint whose transaction already committed (`_sp_done`) belongs to an earlier
-        transaction: it is kept."""
+        transaction: it is kept. `release=False` (with `commit`): the caller's COMMIT or
+        ROLLBACK of the SQLite transaction, next on the writer, ends the savepoint with it."""
         self._w_lost()
         if self._sp_done and not commit:
             self._w_end(True)
@@ -1044,7 +1054,8 @@ class Engine:
             if not commit:
                 conn.execute("ROLLBACK TO txn")
                 self._w_fk_after_rollback()
-            conn.execute("RELEASE txn")
+            if release or not commit:
+                conn.execute("RELEASE txn")
             self._sp_open = False
 
     def _w_savepoint(self, kind: str, name: str, log: tuple) -> None:

@@ -404,11 +404,12 @@ async def test_meta_survives_reopen(tmp_path):
         await engine.close()
 
 
-def stored_meta(path) -> dict[str, str]:
-    """Every row of a database file's meta table, as committed (read beside the engine)."""
+def stored_meta(path, column: str = "v") -> dict[str, str]:
+    """Every row of a database file's meta table, as committed (read beside the engine): its
+    value, or its `column` (`rowid`)."""
     conn = sqlite3.connect(str(path))
     try:
-        return dict(conn.execute(f"SELECT k, v FROM {engine_core.META_TABLE}").fetchall())
+        return dict(conn.execute(f"SELECT k, {column} FROM {engine_core.META_TABLE}").fetchall())
     finally:
         conn.close()
 
@@ -489,6 +490,68 @@ async def test_a_group_commit_writes_only_the_meta_rows_that_changed(tmp_path, m
     try:
         assert engine.meta() == expected
         assert (await engine.session(1).execute("SELECT id FROM d.t")).rows == [(2,), (3,), (4,), (5,), (6,)]
+    finally:
+        await engine.close()
+
+
+async def test_a_group_commit_updates_its_changed_meta_rows_in_place(tmp_path):
+    """A meta row whose value changed is updated where it is (its rowid and its key's index
+    entry stay: one page fewer to write per commit than a delete and insert), a new key is
+    added; and a row the engine believed stored but the file lacks is written all the same."""
+    engine = await Engine.open(tmp_path / "m")
+    s = engine.session(1)
+    path = tmp_path / "m" / "d.sqlite"
+    try:
+        await s.execute("CREATE DATABASE d")
+        s.database = "d"
+        await s.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+        async with engine.writer_lock:
+            await engine.commit_group({"pos": "1", "file": "f.1"})
+        rowids = stored_meta(path, "rowid")
+        await s.execute("INSERT INTO t VALUES (2)")
+        async with engine.writer_lock:
+            await engine.commit_group({"pos": "2", "new": "x"})
+        after = stored_meta(path, "rowid")
+        assert {k: after[k] for k in rowids} == rowids
+        seq = int(stored_meta(path)[engine_core.SEQ_KEY])
+        assert stored_meta(path) == {"pos": "2", "file": "f.1", "new": "x", engine_core.SEQ_KEY: str(seq)}
+
+        engine._wconn.execute(f"DELETE FROM d.{engine_core.META_TABLE} WHERE k = 'pos'")  # behind the engine
+        await s.execute("INSERT INTO t VALUES (3)")
+        async with engine.writer_lock:
+            await engine.commit_group({"pos": "3"})
+        assert stored_meta(path) == {"pos": "3", "file": "f.1", "new": "x", engine_core.SEQ_KEY: str(seq + 1)}
+    finally:
+        await engine.close()
+
+
+async def test_a_group_commit_ends_the_last_transaction_s_savepoint_with_its_commit(tmp_path):
+    """The last transaction's savepoint is not released on its own before the group's COMMIT
+    (which ends it); the group is committed whole, and the next group's transactions begin and
+    undo their own savepoints as before."""
+    engine = await Engine.open(tmp_path / "m")
+    s = engine.session(1)
+    try:
+        await s.execute("CREATE DATABASE d")
+        s.database = "d"
+        await s.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+        await s.execute("INSERT INTO t VALUES (1)")
+        await s.execute("INSERT INTO t VALUES (2)")
+        ran: list[str] = []
+        engine._wconn.set_trace_callback(ran.append)
+        try:
+            async with engine.writer_lock:
+                await engine.commit_group({"pos": "1"})
+        finally:
+            engine._wconn.set_trace_callback(None)
+        assert "RELEASE txn" not in ran and "COMMIT" in ran
+        assert not engine._wconn.in_transaction
+        await s.execute("INSERT INTO t VALUES (3)")
+        with pytest.raises(SQLError):
+            await s.execute("INSERT INTO t VALUES (3)")  # undone alone: 3 stays
+        async with engine.writer_lock:
+            await engine.commit_group({"pos": "2"})
+        assert (await engine.session(2).execute("SELECT id FROM d.t")).rows == [(1,), (2,), (3,)]
     finally:
         await engine.close()
 
