@@ -856,10 +856,15 @@ class ClientSession(asyncio.Protocol):
         `unlock_backup`."""
         if self._backup_lock is not None:
             return
+        await self._commit_open()
+        await self._hold_writer()
+
+    async def _commit_open(self) -> None:
+        """The implicit commit of the session's open transaction (FLUSH TABLES WITH READ LOCK,
+        LOCK TABLES, UNLOCK TABLES under table locks)."""
         es = self.engine_session
         if es is not None and es.in_transaction:
             await self._engine_execute("COMMIT")
-        await self._hold_writer()
 
     async def _hold_writer(self) -> None:
         """Hold the engine's writer lock until `unlock_backup` (FLUSH TABLES WITH READ LOCK, LOCK
@@ -882,9 +887,8 @@ class ClientSession(asyncio.Protocol):
         if self.privileges is not None:
             await self.privileges.check(sql, "LOCK")
         await self.unlock_tables()
+        await self._commit_open()
         es = self.engine_session
-        if es is not None and es.in_transaction:
-            await self._engine_execute("COMMIT")
         engine = self.server.engine
         for (schema, _), (name, mode) in list(tables.items()):
             if engine.view(schema, name) is not None and es is not None:
@@ -903,9 +907,7 @@ class ClientSession(asyncio.Protocol):
         READ LOCK ended; a transaction begun under table locks committed."""
         if self.table_locks is not None:
             self.table_locks = None
-            es = self.engine_session
-            if es is not None and es.in_transaction:
-                await self._engine_execute("COMMIT")
+            await self._commit_open()
         self.unlock_backup()
 
     async def _locked_statement(self, sql: str, keyword: str) -> None:
