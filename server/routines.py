@@ -23,6 +23,11 @@ Contract
 - A statement that answers a result set (SELECT) sends it at once with SERVER_MORE_RESULTS_EXISTS;
   CALL's own answer is the final OK, as MariaDB's. OUT / INOUT values are set into their user
   variables at the end. SET of a local and IF conditions are evaluated by the engine.
+- A block's DECLAREd variables are in scope until it ends, hiding an outer one of the same name
+  meanwhile (`_Frame.run`); a CASE statement's branch is chosen by one CASE expression of the
+  engine (1339 without a match); WHILE / REPEAT / LOOP run until LEAVE (or their condition), each
+  round passing `ClientSession.interruption_point`, so that KILL QUERY (1317) and
+  max_statement_time (1969) end a loop as MariaDB's end it.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from protocol.binary import ParamType
 from protocol.errors import (
     ER_NO_DB_ERROR,
     ER_NOT_SUPPORTED_YET,
+    ER_SP_CASE_NOT_FOUND,
     ER_SP_DOES_NOT_EXIST,
     ER_SP_FETCH_NO_DATA,
     ER_SP_NOT_VAR_ARG,
@@ -153,33 +159,123 @@ class _Frame:
                 raise SQLError(ER_SP_UNDECLARED_VAR, name)
             self.assign(name.lower(), (value, _literal_of(value, kind)))
 
+    async def holds(self, condition: str) -> bool:
+        return _true((await self.evaluate([condition]))[0][0])
+
     async def run(self, steps: list[routines.Step]) -> None:
-        session = self.session
-        for step in steps:
-            if step.kind == "declare":
-                value = (await self.evaluate([step.default]))[0] if step.default is not None else (None, "NULL")
-                for name in step.names:
-                    self.declare(name.lower(), step.type, value)
-            elif step.kind == "set":
-                found = await self.evaluate([text for _, text in step.assignments])
-                for (name, _), value in zip(step.assignments, found, strict=True):
-                    if name.lower() not in self.values:
-                        await session.execute(f"SET {name} = {value[1]}")  # (a session variable)
-                    else:
-                        self.assign(name.lower(), value)
-            elif step.kind == "if":
-                for condition, branch in step.branches:
-                    if condition is None or _true((await self.evaluate([condition]))[0][0]):
-                        await self.run(branch)
-                        break
-            elif step.kind == "select_into":
-                await self.select_into(step)
-            else:
-                result = await session.execute(self.bound(step.text))
-                if getattr(result, "columns", None):
-                    session.send_more_result(result)
+        """A block's steps, each variable it DECLAREs in scope until it ends (hiding an outer one
+        of the same name meanwhile)."""
+        hidden: dict[str, tuple[tuple[Any, str], str] | None] = {}
+        try:
+            for step in steps:
+                if step.kind == "declare":
+                    for name in step.names:
+                        key = name.lower()
+                        if key not in hidden:
+                            hidden[key] = (self.values[key], self.types[key]) if key in self.values else None
+                await self.run_step(step)
+        finally:
+            for key, kept in hidden.items():
+                if kept is None:
+                    self.values.pop(key, None)
+                    self.types.pop(key, None)
                 else:
-                    self.affected += getattr(result, "affected_rows", 0) or 0
+                    self.values[key], self.types[key] = kept
+
+    async def run_step(self, step: routines.Step) -> None:
+        session = self.session
+        kind = step.kind
+        if kind == "declare":
+            value = (await self.evaluate([step.default]))[0] if step.default is not None else (None, "NULL")
+            for name in step.names:
+                self.declare(name.lower(), step.type, value)
+        elif kind == "set":
+            found = await self.evaluate([text for _, text in step.assignments])
+            for (name, _), value in zip(step.assignments, found, strict=True):
+                if name.lower() not in self.values:
+                    await session.execute(f"SET {name} = {value[1]}")  # (a session variable)
+                else:
+                    self.assign(name.lower(), value)
+        elif kind == "if":
+            for condition, branch in step.branches:
+                if condition is None or await self.holds(condition):
+                    await self.run(branch)
+                    break
+        elif kind == "case":
+            await self.run(await self.chosen(step))
+        elif kind == "block":
+            try:
+                await self.run(step.steps)
+            except _Leave as leave:
+                if leave.label != step.label.lower():
+                    raise
+        elif kind in ("while", "repeat", "loop"):
+            await self.loop(step)
+        elif kind == "leave":
+            raise _Leave(step.label.lower())
+        elif kind == "iterate":
+            raise _Iterate(step.label.lower())
+        elif kind == "select_into":
+            await self.select_into(step)
+        else:
+            result = await session.execute(self.bound(step.text))
+            if getattr(result, "columns", None):
+                session.send_more_result(result)
+            else:
+                self.affected += getattr(result, "affected_rows", 0) or 0
+
+    async def chosen(self, step: routines.Step) -> list[routines.Step]:
+        """The branch a CASE statement takes: the first WHEN whose value equals the CASE's (or
+        whose condition holds), else ELSE's; MariaDB's 1339 without ELSE. One CASE expression of
+        the engine chooses, evaluating the value once."""
+        whens = [when for when, _ in step.branches if when is not None]
+        head = f"CASE ({step.text}) " if step.text else "CASE "
+        choice = head + " ".join(f"WHEN ({when}) THEN {n}" for n, when in enumerate(whens, 1)) + " ELSE 0 END"
+        found = (await self.evaluate([choice]))[0][0]
+        if found:
+            return step.branches[int(found) - 1][1]
+        if step.branches[-1][0] is None:
+            return step.branches[-1][1]
+        raise SQLError(ER_SP_CASE_NOT_FOUND)
+
+    async def loop(self, step: routines.Step) -> None:
+        """WHILE (its condition before each round), REPEAT (UNTIL after each round) or LOOP,
+        until LEAVE of its label; ITERATE of its label starts the next round. Each round passes
+        the session's interruption point: a loop runs until KILL QUERY or max_statement_time
+        ends it, as MariaDB's, and never holds the event loop."""
+        label = step.label.lower()
+        while True:
+            await self.session.interruption_point()
+            if step.kind == "while" and not await self.holds(step.text):
+                return
+            try:
+                await self.run(step.steps)
+            except _Leave as leave:
+                if leave.label != label:
+                    raise
+                return
+            except _Iterate as again:
+                if again.label != label:
+                    raise
+                continue
+            if step.kind == "repeat" and await self.holds(step.text):
+                return
+
+
+class _Jump(Exception):
+    """LEAVE's and ITERATE's way out of the steps up to their label's block or loop (no error)."""
+
+    def __init__(self, label: str):
+        super().__init__(label)
+        self.label = label  # lower-case
+
+
+class _Leave(_Jump):
+    """LEAVE label: the block or loop of that label ends."""
+
+
+class _Iterate(_Jump):
+    """ITERATE label: the loop of that label starts its next round."""
 
 
 def literal_text(text: str) -> str:

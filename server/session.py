@@ -771,6 +771,14 @@ class ClientSession(asyncio.Protocol):
         if self.engine_session is not None:
             self.engine_session.clear_interrupt()
 
+    async def interruption_point(self) -> None:
+        """Where a stored procedure's loop passes each round: other tasks run (a KILL QUERY or
+        the statement's time limit arrives), then the statement fails with 1317 (1969: see
+        `run_statement`) once either ended it."""
+        await asyncio.sleep(0)
+        if self._query_killed:
+            raise SQLError(ER_QUERY_INTERRUPTED)
+
     def kill_query(self) -> None:
         """KILL QUERY: the running statement fails with ER_QUERY_INTERRUPTED -- at once when it
         runs in a role (cancelled), else (engine, role.commit) when it reaches the next
