@@ -9,13 +9,14 @@ What runs: CALL of a procedure whose body is one statement or [label:] BEGIN ...
 DECLAREd local variables (DEFAULT evaluated at the block's entry), SET of locals (and user
 variables), SELECT ... INTO locals, IF ... THEN ... [ELSEIF ...] [ELSE ...] END IF, the CASE
 statement (simple and searched), [label:] WHILE / REPEAT / LOOP with LEAVE / ITERATE label, nested
-[label:] BEGIN ... END blocks with their own DECLAREs, and plain statements (`body_steps`). Each
+[label:] BEGIN ... END blocks with their own DECLAREs, cursors (DECLARE ... CURSOR FOR, OPEN,
+FETCH, CLOSE) with CONTINUE / EXIT handlers FOR NOT FOUND, and plain statements (`body_steps`). Each
 statement is run by the caller (`server/routines.py`) as a statement of its own, with the
 parameters and locals it names written in as MariaDB's binlog writes them, NAME_CONST('name',
 value), so the binlog holds what MariaDB's holds and a replica runs it alike; CALL itself is
 never binlogged. CREATE checks a body's labels as MariaDB's parser does (`check_body`: 1308,
-1309, 1310; RETURN in a procedure 1313). Cursors, handlers, SIGNAL and FOR loops are made and kept
-(a dump loads) and CALL of them is MariaDB's 1235. A stored function can be
+1309, 1310; RETURN in a procedure 1313). Handlers of other conditions, cursors with parameters,
+SIGNAL and FOR loops are made and kept (a dump loads) and CALL of them is MariaDB's 1235. A stored function can be
 made, listed, shown and dropped; one whose body is `RETURN expr` (or BEGIN RETURN expr; END) is
 called in a SELECT / INSERT / UPDATE / DELETE / REPLACE / DO by writing the call out where it stands
 (`expand_calls`), before the statement is planned: expr with each parameter replaced by its
@@ -262,7 +263,9 @@ class Step:
     for ELSE, steps)), "case" (`text` the simple CASE's value, "" for a searched one; branches as
     IF's, WHEN's value or condition), "block" (BEGIN ... END: its steps, DECLAREs first), "while"
     (`text` its condition), "repeat" (`text` its UNTIL condition), "loop", "leave" / "iterate"
-    (`label`), "refused" (`text` what is not run here: CALL of the body is 1235)."""
+    (`label`), "cursor" (`names` its name, `text` its SELECT), "handler" (NOT FOUND's: `text`
+    CONTINUE or EXIT, `steps` its statement), "open" / "close" (`label` the cursor), "fetch" (and
+    `names` the variables), "refused" (`text` what is not run here: CALL of the body is 1235)."""
 
     kind: str
     text: str = ""
@@ -276,7 +279,8 @@ class Step:
 
 
 _COMPOUND = ("BEGIN", "WHILE", "LOOP", "REPEAT", "FOR")  # what a label may stand before
-_REFUSED_WORDS = ("OPEN", "FETCH", "CLOSE", "SIGNAL", "RESIGNAL", "GET", "RETURN")
+_REFUSED_WORDS = ("SIGNAL", "RESIGNAL", "GET", "RETURN")
+_NOT_FOUND = "'02000'"  # NOT FOUND's SQLSTATE: the one condition a handler is run for here
 
 
 class _Body:
@@ -408,6 +412,8 @@ class _Body:
             raise SQLError(ER_SP_BADRETURN)
         if tok.is_word(*_REFUSED_WORDS):
             return self.refuse(tok.upper)
+        if tok.is_word("OPEN", "CLOSE", "FETCH"):
+            return self.cursor_step(start, end)
         if tok.is_word("DECLARE"):
             part = tokens[start + 1:end]
             names, k = [], 0
@@ -418,6 +424,8 @@ class _Body:
                     continue
                 break
             rest = start + 1 + k + 1
+            if k == 0 and end - start > 4 and tokens[start + 2].is_word("CURSOR") and tokens[start + 3].is_word("FOR"):
+                return Step("cursor", names=names, text=self.span(start + 4, end))
             declared = next((t.upper for t in part[:k + 2] if t.is_word("CURSOR", "CONDITION")), None)
             if declared is not None:
                 return self.refuse("DECLARE " + declared)
@@ -559,8 +567,8 @@ class _Body:
                 return steps
             at = self.i
             step = self.step()
-            if step.kind == "declare" or step.text.startswith("DECLARE"):
-                if steps and not (steps[-1].kind == "declare" or steps[-1].text.startswith("DECLARE")):
+            if _declaring(step):
+                if steps and not _declaring(steps[-1]):
                     raise self.syntax(at)
                 for name in step.names:
                     if name.lower() in names:
@@ -583,17 +591,41 @@ class _Body:
             raise SQLError(ER_SP_LILABEL_MISMATCH, word, label)
         return Step(word.lower(), label=label)
 
-    def handler(self) -> Step:
-        """DECLARE {CONTINUE | EXIT | UNDO} HANDLER FOR condition [, ...] statement: parsed (its
-        statement sees no label outside it, as MariaDB's), refused."""
+    def cursor_step(self, start: int, end: int) -> Step:
+        """OPEN cursor, CLOSE cursor, FETCH [[NEXT] FROM] cursor INTO variable [, ...]."""
         tokens = self.tokens
+        k = start + 1
+        if tokens[start].is_word("FETCH"):
+            k += 2 if k + 1 < end and tokens[k].is_word("NEXT") and tokens[k + 1].is_word("FROM") else \
+                1 if k < end and tokens[k].is_word("FROM") else 0
+        if k >= end or tokens[k].kind not in ("word", "ident"):
+            return self.refuse(tokens[start].upper)
+        step = Step(tokens[start].upper.lower(), label=tokens[k].text)
+        if step.kind == "fetch":
+            if k + 2 >= end or not tokens[k + 1].is_word("INTO"):
+                return self.refuse("FETCH")
+            step.names = [tokens[j].text for j in range(k + 2, end, 2)]
+        elif k + 1 != end:
+            return self.refuse(tokens[start].upper)
+        return step
+
+    def handler(self) -> Step:
+        """DECLARE {CONTINUE | EXIT | UNDO} HANDLER FOR condition [, ...] statement (its
+        statement sees no label outside it, as MariaDB's): `text` CONTINUE or EXIT, `steps` its
+        statement; one for a condition other than NOT FOUND (SQLSTATE '02000') is refused."""
+        tokens = self.tokens
+        action = tokens[self.i + 1].upper
         self.i += 2
         self.expect("HANDLER", "FOR")
+        others = action == "UNDO"
         while self.i < len(tokens):
             if tokens[self.i].is_word("SQLSTATE"):
                 self.i += 2 if self.i + 1 < len(tokens) and tokens[self.i + 1].is_word("VALUE") else 1
+                others = others or self.i >= len(tokens) or self.span(self.i, self.i + 1) != _NOT_FOUND
             elif tokens[self.i].is_word("NOT"):
                 self.i += 1
+            else:
+                others = True
             self.i += 1
             if self.i < len(tokens) and tokens[self.i].kind == "op" and tokens[self.i].text == ",":
                 self.i += 1
@@ -602,9 +634,9 @@ class _Body:
         if self.i >= len(tokens):
             raise SQLError(ER_NOT_SUPPORTED_YET, "this HANDLER in a stored procedure")
         outer, self.labels = self.labels, []
-        self.step()
+        statement = self.step()
         self.labels = outer
-        return self.refuse("DECLARE HANDLER")
+        return self.refuse("DECLARE HANDLER") if others else Step("handler", text=action, steps=[statement])
 
     def body(self) -> list[Step]:
         """The whole body: one statement, or an (unlabelled) BEGIN ... END's steps."""
@@ -614,6 +646,10 @@ class _Body:
         if self.i < len(self.tokens):
             raise SQLError(ER_NOT_SUPPORTED_YET, "this stored procedure body")
         return step.steps if step.kind == "block" and not step.label else [step]
+
+
+def _declaring(step: Step) -> bool:
+    return step.kind in ("declare", "cursor", "handler") or step.text.startswith("DECLARE")
 
 
 def body_steps(body: str) -> list[Step]:

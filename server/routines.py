@@ -28,10 +28,16 @@ Contract
   engine (1339 without a match); WHILE / REPEAT / LOOP run until LEAVE (or their condition), each
   round passing `ClientSession.interruption_point`, so that KILL QUERY (1317) and
   max_statement_time (1969) end a loop as MariaDB's end it.
+- A cursor's SELECT runs at OPEN (with the variables' values then), its rows kept for FETCH, as
+  MariaDB's materialized cursors; FETCH past the last row, or SELECT ... INTO of none, is NOT
+  FOUND: the innermost CONTINUE handler for it runs and the next statement follows, an EXIT one
+  ends its block after running; without one, FETCH fails with 1329 (SELECT ... INTO warns).
+  CALL's OK carries its last statement's warnings.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -42,10 +48,14 @@ from protocol.errors import (
     ER_NO_DB_ERROR,
     ER_NOT_SUPPORTED_YET,
     ER_SP_CASE_NOT_FOUND,
+    ER_SP_CURSOR_ALREADY_OPEN,
+    ER_SP_CURSOR_MISMATCH,
+    ER_SP_CURSOR_NOT_OPEN,
     ER_SP_DOES_NOT_EXIST,
     ER_SP_FETCH_NO_DATA,
     ER_SP_NOT_VAR_ARG,
     ER_SP_UNDECLARED_VAR,
+    ER_SP_WRONG_NO_OF_FETCH_ARGS,
     ER_TOO_MANY_ROWS,
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
     SQLError,
@@ -100,6 +110,8 @@ class _Frame:
         self.values: dict[str, tuple[Any, str]] = {}
         self.types: dict[str, str] = {}  # name -> its declared type
         self.affected = 0  # its statements' affected rows, summed: CALL's OK carries them, as MariaDB's
+        self.cursors: dict[str, _Cursor] = {}  # name (lower) -> the cursor in scope
+        self.handlers: list[tuple[routines.Step, object]] = []  # NOT FOUND's in scope, innermost last, with their block's mark
 
     def declare(self, name: str, declared: str, value: tuple[Any, str]) -> None:
         self.types[name] = declared.strip()
@@ -152,12 +164,65 @@ class _Frame:
             raise SQLError(ER_TOO_MANY_ROWS)
         self.affected += len(result.rows)  # (MariaDB's row count of a SELECT ... INTO)
         if not result.rows:
-            self.session.diagnostics = [*self.session.diagnostics, SQLError(ER_SP_FETCH_NO_DATA)]
+            await self.not_found(error=False)
             return
-        for name, value, kind in zip(step.names, result.rows[0], result.column_types, strict=True):
+        self.assign_row(step.names, result.rows[0], result.column_types)
+
+    def assign_row(self, names: list[str], row: tuple, types: list) -> None:
+        for name, value, kind in zip(names, row, types, strict=True):
             if name.lower() not in self.values:
                 raise SQLError(ER_SP_UNDECLARED_VAR, name)
             self.assign(name.lower(), (value, _literal_of(value, kind)))
+
+    async def not_found(self, error: bool) -> None:
+        """NOT FOUND (FETCH past the last row, SELECT ... INTO of none): the innermost handler
+        for it runs (CONTINUE: then the next statement; EXIT: then its block ends), the handlers
+        of its block and inner ones not in scope meanwhile; without one, FETCH's error 1329 or
+        SELECT ... INTO's warning."""
+        if not self.handlers:
+            if error:
+                raise SQLError(ER_SP_FETCH_NO_DATA)
+            self.session.diagnostics = [*self.session.diagnostics, ("Warning", ER_SP_FETCH_NO_DATA.code,
+                                                                     ER_SP_FETCH_NO_DATA.template)]
+            return
+        handler, mark = self.handlers[-1]
+        saved = self.handlers
+        self.handlers = saved[:next(k for k, (_, m) in enumerate(saved) if m is mark)]
+        try:
+            await self.run(handler.steps)
+        finally:
+            self.handlers = saved
+        if handler.text == "EXIT":
+            raise _Leave(mark)
+
+    def cursor(self, name: str) -> _Cursor:
+        found = self.cursors.get(name.lower())
+        if found is None:
+            raise SQLError(ER_SP_CURSOR_MISMATCH, name)
+        return found
+
+    async def cursor_step(self, step: routines.Step) -> None:
+        """OPEN (its SELECT run with the variables' values then, its rows kept), FETCH (the next
+        row into the variables; NOT FOUND past the last), CLOSE: MariaDB's 1325 / 1326 / 1328."""
+        cursor = self.cursor(step.label)
+        if step.kind == "open":
+            if cursor.rows is not None:
+                raise SQLError(ER_SP_CURSOR_ALREADY_OPEN)
+            result = await self.session.execute(self.bound(cursor.text))
+            cursor.rows, cursor.types, cursor.at = list(result.rows), result.column_types, 0
+            return
+        if cursor.rows is None:
+            raise SQLError(ER_SP_CURSOR_NOT_OPEN)
+        if step.kind == "close":
+            cursor.rows = None
+        elif cursor.at >= len(cursor.rows):
+            await self.not_found(error=True)
+        else:
+            row = cursor.rows[cursor.at]
+            cursor.at += 1
+            if len(row) != len(step.names):
+                raise SQLError(ER_SP_WRONG_NO_OF_FETCH_ARGS)
+            self.assign_row(step.names, row, cursor.types)
 
     async def holds(self, condition: str) -> bool:
         return _true((await self.evaluate([condition]))[0][0])
@@ -166,6 +231,8 @@ class _Frame:
         """A block's steps, each variable it DECLAREs in scope until it ends (hiding an outer one
         of the same name meanwhile)."""
         hidden: dict[str, tuple[tuple[Any, str], str] | None] = {}
+        hidden_cursors: dict[str, _Cursor | None] = {}
+        mark, handled = object(), len(self.handlers)  # (an EXIT handler's LEAVE of this block)
         try:
             for step in steps:
                 if step.kind == "declare":
@@ -173,8 +240,25 @@ class _Frame:
                         key = name.lower()
                         if key not in hidden:
                             hidden[key] = (self.values[key], self.types[key]) if key in self.values else None
+                elif step.kind == "cursor":
+                    key = step.names[0].lower()
+                    hidden_cursors.setdefault(key, self.cursors.get(key))
+                    self.cursors[key] = _Cursor(step.text)
+                    continue
+                elif step.kind == "handler":
+                    self.handlers.append((step, mark))
+                    continue
                 await self.run_step(step)
+        except _Leave as leave:
+            if leave.label is not mark:
+                raise
         finally:
+            del self.handlers[handled:]
+            for key, cursor in hidden_cursors.items():
+                if cursor is None:
+                    self.cursors.pop(key, None)
+                else:
+                    self.cursors[key] = cursor
             for key, kept in hidden.items():
                 if kept is None:
                     self.values.pop(key, None)
@@ -217,6 +301,8 @@ class _Frame:
             raise _Iterate(step.label.lower())
         elif kind == "select_into":
             await self.select_into(step)
+        elif kind in ("open", "fetch", "close"):
+            await self.cursor_step(step)
         else:
             result = await session.execute(self.bound(step.text))
             if getattr(result, "columns", None):
@@ -262,12 +348,20 @@ class _Frame:
                 return
 
 
+@dataclass
+class _Cursor:
+    text: str  # its SELECT
+    rows: list | None = None  # None while closed
+    types: list = field(default_factory=list)
+    at: int = 0  # the next row FETCH takes
+
+
 class _Jump(Exception):
     """LEAVE's and ITERATE's way out of the steps up to their label's block or loop (no error)."""
 
-    def __init__(self, label: str):
+    def __init__(self, label: str | object):
         super().__init__(label)
-        self.label = label  # lower-case
+        self.label = label  # lower-case (an EXIT handler's: its block's mark)
 
 
 class _Leave(_Jump):
@@ -323,7 +417,7 @@ async def call(session: ClientSession, sql: str, keyword: str) -> Any:
         await frame.run(steps)
     for pname, variable in targets:
         session.user_vars[variable] = frame.values[pname][0]
-    return OK(frame.affected)
+    return OK(frame.affected, warnings=len(session.diagnostics))  # (its last statement's, as MariaDB's)
 
 
 async def _bound(session: ClientSession, routine: routines.Routine, schema: str,

@@ -1,7 +1,8 @@
 """Stored procedures' control flow against a live MariaDB 10.11: WHILE, REPEAT and LOOP with
 LEAVE / ITERATE of their labels, the CASE statement (simple and searched; 1339 without a match),
 nested BEGIN ... END blocks with their own DECLAREs (a name hiding an outer one, DEFAULTs
-evaluated at each entry); the label errors MariaDB's parser gives at CREATE; the binlog's text
+evaluated at each entry), cursors read to their end under a CONTINUE HANDLER FOR NOT FOUND, an
+EXIT handler, the cursors' errors; the label errors MariaDB's parser gives at CREATE; the binlog's text
 (each statement a loop runs, its variables as NAME_CONST(...)) and the replicas of ours (a
 MariaDB replica and our slave) ending with the master's rows; a loop without an end stopped by
 KILL QUERY and by max_statement_time as MariaDB's is."""
@@ -96,6 +97,50 @@ PROCEDURES = [
     "  INSERT INTO t VALUES (300 + v, a, 'outer');\n"
     "  SET v = a + i;\n"
     "END",
+    "CREATE DEFINER=root@localhost PROCEDURE copy_rows(IN lo INT)\n"
+    "BEGIN\n"
+    "  DECLARE done INT DEFAULT FALSE;\n"
+    "  DECLARE k, v INT;\n"
+    "  DECLARE w VARCHAR(20);\n"
+    "  DECLARE cur CURSOR FOR SELECT id, a, s FROM t WHERE id >= lo ORDER BY id;\n"
+    "  DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = TRUE;\n"
+    "  OPEN cur;\n"
+    "  read_loop: LOOP\n"
+    "    FETCH cur INTO k, v, w;\n"
+    "    IF done THEN LEAVE read_loop; END IF;\n"
+    "    INSERT INTO log (what, n) VALUES (CONCAT('copied ', w), v / 8);\n"
+    "  END LOOP;\n"
+    "  CLOSE cur;\n"
+    "  SELECT COUNT(*), k FROM log;\n"
+    "END",
+    "CREATE DEFINER=root@localhost PROCEDURE exits(OUT r VARCHAR(30))\n"
+    "BEGIN\n"
+    "  DECLARE x INT DEFAULT 0;\n"
+    "  SET r = 'start';\n"
+    "  b: BEGIN\n"
+    "    DECLARE EXIT HANDLER FOR SQLSTATE '02000' SET r = CONCAT(r, ' exited');\n"
+    "    SELECT a INTO x FROM t WHERE id = -1;\n"
+    "    SET r = 'not here';\n"
+    "  END b;\n"
+    "  SET r = CONCAT(r, ' after');\n"
+    "  SELECT a INTO x FROM t WHERE id = -2;\n"
+    "END",
+    "CREATE DEFINER=root@localhost PROCEDURE cursor_errors(IN what INT)\n"
+    "BEGIN\n"
+    "  DECLARE x INT;\n"
+    "  DECLARE c CURSOR FOR SELECT id, a FROM t ORDER BY id DESC;\n"
+    "  IF what = 1 THEN FETCH c INTO x; END IF;\n"
+    "  OPEN c;\n"
+    "  IF what = 2 THEN OPEN c; END IF;\n"
+    "  IF what = 3 THEN FETCH c INTO x; END IF;\n"
+    "  CLOSE c;\n"
+    "  IF what = 4 THEN CLOSE c; END IF;\n"
+    "  OPEN c;\n"
+    "  FETCH NEXT FROM c INTO x, x;\n"
+    "  SELECT x;\n"
+    "END",
+    "CREATE DEFINER=root@localhost PROCEDURE drain() BEGIN DECLARE x INT; DECLARE c CURSOR FOR SELECT 1;"
+    " OPEN c; FETCH c INTO x; FETCH c INTO x; END",
     "CREATE DEFINER=root@localhost PROCEDURE forever() BEGIN DECLARE i INT DEFAULT 0;"
     " l: LOOP SET i = i + 1; END LOOP l; END",
     "CREATE DEFINER=root@localhost PROCEDURE spin() l: LOOP ITERATE l; END LOOP",
@@ -103,9 +148,12 @@ PROCEDURES = [
 
 CALLS = ["CALL fill(3)", "CALL fill(9)", "CALL rounds(5, @r)", "CALL repeat_iterate(@k)", "CALL classify(1)",
          "CALL classify(2)", "CALL classify(-3)", "CALL classify(5)", "CALL classify(NULL)", "SET @v = 1",
-         "CALL scopes(@v)", "SET @v = 2", "CALL scopes(@v)"]
+         "CALL scopes(@v)", "SET @v = 2", "CALL scopes(@v)", "CALL copy_rows(3)"]
 
-ASKED = ["SELECT @r, @k, @v", "SHOW CREATE PROCEDURE fill", "SHOW CREATE PROCEDURE spin"]
+ASKED = ["SELECT @r, @k, @v", "CALL exits(@e)", "SELECT @e", "CALL cursor_errors(1)", "CALL cursor_errors(2)",
+         "CALL cursor_errors(3)", "CALL cursor_errors(4)", "CALL cursor_errors(5)", "CALL drain()",
+         "CREATE DEFINER=root@localhost PROCEDURE warned() BEGIN DECLARE x INT; SELECT a INTO x FROM t WHERE id = -2;"
+         " SET x = 1; END", "CALL warned()", "SHOW CREATE PROCEDURE fill", "SHOW CREATE PROCEDURE spin"]
 
 # MariaDB's parser's errors at CREATE (nothing made, nothing binlogged)
 BAD = [

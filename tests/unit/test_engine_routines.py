@@ -86,7 +86,7 @@ def test_body_steps_and_bound_variables():
     assert [(s.kind, s.text, s.names) for s in into] == [
         ("select_into", "SELECT a, s FROM t WHERE id = (SELECT 1)", ["v", "w"]), ("sql", "SELECT 1 INTO @u", [])]
     with pytest.raises(SQLError) as e:
-        routines.body_steps("BEGIN DECLARE c CURSOR FOR SELECT 1; OPEN c; END")
+        routines.body_steps("BEGIN DECLARE c CURSOR (p INT) FOR SELECT p; OPEN c(1); END")
     assert e.value.code == 1235
 
 
@@ -103,8 +103,16 @@ def test_loops_case_and_blocks_as_steps():
         ("iterate", "l"), ("declare", ""), ("leave", "L")]
     assert (repeat.kind, repeat.text) == ("repeat", "i <= CASE WHEN i THEN 0 END")
     assert (case.kind, case.text, [when for when, _ in case.branches]) == ("case", "i", ["0", "1", None])
-    # a handler's statement, a cursor, SIGNAL, FOR are parsed (their labels checked) and refused at CALL
-    for refused in ("BEGIN DECLARE CONTINUE HANDLER FOR SQLSTATE VALUE '02000', NOT FOUND BEGIN SELECT 1; END;"
+    cursor, handler, *rest = routines.body_steps(
+        "BEGIN DECLARE c CURSOR FOR SELECT a FROM t; DECLARE EXIT HANDLER FOR SQLSTATE VALUE '02000', NOT FOUND"
+        " BEGIN SELECT 1; END; OPEN c; FETCH NEXT FROM c INTO x, y; FETCH c INTO z; CLOSE c; END")
+    assert (cursor.kind, cursor.names, cursor.text) == ("cursor", ["c"], "SELECT a FROM t")
+    assert (handler.kind, handler.text, handler.steps[0].kind) == ("handler", "EXIT", "block")
+    assert [(s.kind, s.label, s.names) for s in rest] == [
+        ("open", "c", []), ("fetch", "c", ["x", "y"]), ("fetch", "c", ["z"]), ("close", "c", [])]
+    # a handler of another condition, a cursor with parameters, SIGNAL, FOR are parsed (their labels
+    # checked) and refused at CALL
+    for refused in ("BEGIN DECLARE CONTINUE HANDLER FOR NOT FOUND, SQLEXCEPTION BEGIN SELECT 1; END;"
                     " SELECT 2; END", "BEGIN SIGNAL SQLSTATE '45000'; END", "FOR r IN (SELECT 1 AS a) DO SELECT r.a; END FOR"):
         routines.check_body(refused, "PROCEDURE")
         with pytest.raises(SQLError) as e:
