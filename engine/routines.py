@@ -36,6 +36,7 @@ import json
 import re
 import time
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 
 from engine import values
 from engine.catalog import TokenCursor, parse_column
@@ -713,23 +714,31 @@ def bind(text: str, values: dict[str, str]) -> str:
     """`text` with each plain identifier (not qualified, not a function's or a column
     definition's name, not a column `_named_columns` finds) that is a key of `values`
     (lower-case) replaced by its value's text."""
+    parsed, names = _bindable(text)
+    replaced = {k: values[name] for k, name in names if name in values}
+    if not replaced:
+        return text
+    return parsed.span(0, len(parsed.tokens), replaced)
+
+
+@lru_cache(maxsize=512)
+def _bindable(text: str) -> tuple[_Body, tuple[tuple[int, str], ...]]:
+    """`text` parsed, and the tokens `bind` may replace with their names (lower-case): a loop's
+    statements are bound again each round, their text the same."""
     parsed = _Body(text)
     tokens = parsed.tokens
-    replaced = {}
+    names = []
     named: set[int] | None = None
     for k, tok in enumerate(tokens):
-        if tok.kind not in ("word", "ident") or tok.text.strip("`").lower() not in values:
+        if tok.kind not in ("word", "ident"):
             continue
         if k > 0 and tokens[k - 1].text in (".", "@") or k + 1 < len(tokens) and tokens[k + 1].text in (".", "("):
             continue
         if named is None:
             named = _named_columns(tokens)
-        if k in named:
-            continue
-        replaced[k] = values[tok.text.strip("`").lower()]
-    if not replaced:
-        return text
-    return parsed.span(0, len(tokens), replaced)
+        if k not in named:
+            names.append((k, tok.text.strip("`").lower()))
+    return parsed, tuple(names)
 
 
 # --- calls of stored functions ----------------------------------------------------------------

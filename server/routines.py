@@ -150,7 +150,10 @@ class _Frame:
         """Expressions' values and literals, in one SELECT of the engine."""
         if not texts:
             return []
-        result = await self.session.evaluate_select("SELECT " + ", ".join(self.bound(t) for t in texts))
+        sql = "SELECT " + ", ".join(self.bound(t) for t in texts)
+        result = self.session.evaluate_now(sql)
+        if result is None:
+            result = await self.session.evaluate_select(sql)
         return [(value, _literal_of(value, kind)) for value, kind in zip(result.rows[0], result.column_types,
                                                                           strict=True)]
 

@@ -1734,6 +1734,14 @@ class ClientSession(asyncio.Protocol):
             routines.after_ddl(self, sql)
         return result
 
+    def evaluate_now(self, sql: str) -> Any:
+        """`evaluate_select`'s Result answered on the loop at once, where nothing but the engine
+        answers `sql` (`_loop_answers`, `engine Session.select_now`); else None (then
+        `evaluate_select` runs it). A stored procedure's conditions and SETs in a loop take it."""
+        if not self._loop_answers(sql, None):
+            return None
+        return self.engine_session.select_now(sql)
+
     async def evaluate_select(self, sql: str) -> Any:
         """A SELECT of expressions (a SET's, an EXECUTE's USING values) run by the engine after
         the privilege check, not counted as a statement of the client's."""
