@@ -10,13 +10,15 @@ DECLAREd local variables (DEFAULT evaluated at the block's entry), SET of locals
 variables), SELECT ... INTO locals, IF ... THEN ... [ELSEIF ...] [ELSE ...] END IF, the CASE
 statement (simple and searched), [label:] WHILE / REPEAT / LOOP with LEAVE / ITERATE label, nested
 [label:] BEGIN ... END blocks with their own DECLAREs, cursors (DECLARE ... CURSOR FOR, OPEN,
-FETCH, CLOSE) with CONTINUE / EXIT handlers FOR NOT FOUND, and plain statements (`body_steps`). Each
+FETCH, CLOSE), CONTINUE / EXIT handlers FOR NOT FOUND, SQLEXCEPTION, SQLSTATE '...' or an error
+code, and plain statements (`body_steps`). Each
 statement is run by the caller (`server/routines.py`) as a statement of its own, with the
 parameters and locals it names written in as MariaDB's binlog writes them, NAME_CONST('name',
 value), so the binlog holds what MariaDB's holds and a replica runs it alike; CALL itself is
 never binlogged. CREATE checks a body's labels as MariaDB's parser does (`check_body`: 1308,
-1309, 1310; RETURN in a procedure 1313). Handlers of other conditions, cursors with parameters,
-SIGNAL and FOR loops are made and kept (a dump loads) and CALL of them is MariaDB's 1235. A stored function can be
+1309, 1310; RETURN in a procedure 1313). Handlers FOR SQLWARNING or a named condition, cursors
+with parameters, SIGNAL / RESIGNAL / GET DIAGNOSTICS and FOR loops are made and kept (a dump
+loads) and CALL of them is MariaDB's 1235. A stored function can be
 made, listed, shown and dropped; one whose body is `RETURN expr` (or BEGIN RETURN expr; END) is
 called in a SELECT / INSERT / UPDATE / DELETE / REPLACE / DO by writing the call out where it stands
 (`expand_calls`), before the statement is planned: expr with each parameter replaced by its
@@ -264,8 +266,8 @@ class Step:
     for ELSE, steps)), "case" (`text` the simple CASE's value, "" for a searched one; branches as
     IF's, WHEN's value or condition), "block" (BEGIN ... END: its steps, DECLAREs first), "while"
     (`text` its condition), "repeat" (`text` its UNTIL condition), "loop", "leave" / "iterate"
-    (`label`), "cursor" (`names` its name, `text` its SELECT), "handler" (NOT FOUND's: `text`
-    CONTINUE or EXIT, `steps` its statement), "open" / "close" (`label` the cursor), "fetch" (and
+    (`label`), "cursor" (`names` its name, `text` its SELECT), "handler" (`text` CONTINUE or
+    EXIT, `names` its conditions, `steps` its statement), "open" / "close" (`label` the cursor), "fetch" (and
     `names` the variables), "refused" (`text` what is not run here: CALL of the body is 1235)."""
 
     kind: str
@@ -281,7 +283,6 @@ class Step:
 
 _COMPOUND = ("BEGIN", "WHILE", "LOOP", "REPEAT", "FOR")  # what a label may stand before
 _REFUSED_WORDS = ("SIGNAL", "RESIGNAL", "GET", "RETURN")
-_NOT_FOUND = "'02000'"  # NOT FOUND's SQLSTATE: the one condition a handler is run for here
 
 
 class _Body:
@@ -571,7 +572,7 @@ class _Body:
             if _declaring(step):
                 if steps and not _declaring(steps[-1]):
                     raise self.syntax(at)
-                for name in step.names:
+                for name in step.names if step.kind == "declare" else ():
                     if name.lower() in names:
                         raise SQLError(ER_SP_DUP_VAR, name)
                     names.add(name.lower())
@@ -612,19 +613,27 @@ class _Body:
 
     def handler(self) -> Step:
         """DECLARE {CONTINUE | EXIT | UNDO} HANDLER FOR condition [, ...] statement (its
-        statement sees no label outside it, as MariaDB's): `text` CONTINUE or EXIT, `steps` its
-        statement; one for a condition other than NOT FOUND (SQLSTATE '02000') is refused."""
+        statement sees no label outside it, as MariaDB's): `text` CONTINUE or EXIT, `names` its
+        conditions ("NOT FOUND", "SQLEXCEPTION", "SQLSTATE xxxxx" or an error code), `steps` its
+        statement; one for SQLWARNING, a named condition or UNDO is refused."""
         tokens = self.tokens
         action = tokens[self.i + 1].upper
         self.i += 2
         self.expect("HANDLER", "FOR")
-        others = action == "UNDO"
+        others, conditions = action == "UNDO", []
         while self.i < len(tokens):
-            if tokens[self.i].is_word("SQLSTATE"):
+            tok = tokens[self.i]
+            if tok.is_word("SQLSTATE"):
                 self.i += 2 if self.i + 1 < len(tokens) and tokens[self.i + 1].is_word("VALUE") else 1
-                others = others or self.i >= len(tokens) or self.span(self.i, self.i + 1) != _NOT_FOUND
-            elif tokens[self.i].is_word("NOT"):
+                if self.i < len(tokens) and tokens[self.i].kind == "param":
+                    conditions.append("SQLSTATE " + self.span(self.i, self.i + 1).strip("'\""))
+            elif tok.is_word("NOT") and self.i + 1 < len(tokens) and tokens[self.i + 1].is_word("FOUND"):
                 self.i += 1
+                conditions.append("NOT FOUND")
+            elif tok.is_word("SQLEXCEPTION"):
+                conditions.append("SQLEXCEPTION")
+            elif tok.kind == "param" and self.span(self.i, self.i + 1).isdigit():
+                conditions.append(self.span(self.i, self.i + 1))
             else:
                 others = True
             self.i += 1
@@ -637,7 +646,9 @@ class _Body:
         outer, self.labels = self.labels, []
         statement = self.step()
         self.labels = outer
-        return self.refuse("DECLARE HANDLER") if others else Step("handler", text=action, steps=[statement])
+        if others:
+            return self.refuse("DECLARE HANDLER")
+        return Step("handler", text=action, names=conditions, steps=[statement])
 
     def body(self) -> list[Step]:
         """The whole body: one statement, or an (unlabelled) BEGIN ... END's steps."""

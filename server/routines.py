@@ -30,9 +30,10 @@ Contract
   max_statement_time (1969) end a loop as MariaDB's end it.
 - A cursor's SELECT runs at OPEN (with the variables' values then), its rows kept for FETCH, as
   MariaDB's materialized cursors; FETCH past the last row, or SELECT ... INTO of none, is NOT
-  FOUND: the innermost CONTINUE handler for it runs and the next statement follows, an EXIT one
-  ends its block after running; without one, FETCH fails with 1329 (SELECT ... INTO warns).
-  CALL's OK carries its last statement's warnings.
+  FOUND (FETCH's error 1329, SELECT ... INTO's warning). A condition a step raises runs the
+  handler in scope for it (`_Frame.handle`: the innermost block's, its most specific): CONTINUE
+  goes on with the next statement, EXIT ends the handler's block; KILL QUERY, the time limit and
+  1235 are never handled. CALL's OK carries its last statement's warnings.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from protocol.binary import ParamType
 from protocol.errors import (
     ER_NO_DB_ERROR,
     ER_NOT_SUPPORTED_YET,
+    ER_QUERY_INTERRUPTED,
     ER_SP_CASE_NOT_FOUND,
     ER_SP_CURSOR_ALREADY_OPEN,
     ER_SP_CURSOR_MISMATCH,
@@ -56,6 +58,7 @@ from protocol.errors import (
     ER_SP_NOT_VAR_ARG,
     ER_SP_UNDECLARED_VAR,
     ER_SP_WRONG_NO_OF_FETCH_ARGS,
+    ER_STATEMENT_TIMEOUT,
     ER_TOO_MANY_ROWS,
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
     SQLError,
@@ -111,7 +114,7 @@ class _Frame:
         self.types: dict[str, str] = {}  # name -> its declared type
         self.affected = 0  # its statements' affected rows, summed: CALL's OK carries them, as MariaDB's
         self.cursors: dict[str, _Cursor] = {}  # name (lower) -> the cursor in scope
-        self.handlers: list[tuple[routines.Step, object]] = []  # NOT FOUND's in scope, innermost last, with their block's mark
+        self.handlers: list[tuple[routines.Step, object]] = []  # in scope, innermost last, with their block's mark
 
     def declare(self, name: str, declared: str, value: tuple[Any, str]) -> None:
         self.types[name] = declared.strip()
@@ -167,7 +170,7 @@ class _Frame:
             raise SQLError(ER_TOO_MANY_ROWS)
         self.affected += len(result.rows)  # (MariaDB's row count of a SELECT ... INTO)
         if not result.rows:
-            await self.not_found(error=False)
+            await self.handle(SQLError(ER_SP_FETCH_NO_DATA), warning=True)
             return
         self.assign_row(step.names, result.rows[0], result.column_types)
 
@@ -177,18 +180,35 @@ class _Frame:
                 raise SQLError(ER_SP_UNDECLARED_VAR, name)
             self.assign(name.lower(), (value, _literal_of(value, kind)))
 
-    async def not_found(self, error: bool) -> None:
-        """NOT FOUND (FETCH past the last row, SELECT ... INTO of none): the innermost handler
-        for it runs (CONTINUE: then the next statement; EXIT: then its block ends), the handlers
-        of its block and inner ones not in scope meanwhile; without one, FETCH's error 1329 or
-        SELECT ... INTO's warning."""
-        if not self.handlers:
-            if error:
-                raise SQLError(ER_SP_FETCH_NO_DATA)
-            self.session.diagnostics = [*self.session.diagnostics, ("Warning", ER_SP_FETCH_NO_DATA.code,
-                                                                     ER_SP_FETCH_NO_DATA.template)]
+    def handler_for(self, exc: SQLError) -> tuple[routines.Step, object] | None:
+        """The handler in scope for a condition, and its block's mark: the innermost block's,
+        its most specific one (the error code, then the SQLSTATE, then NOT FOUND / SQLEXCEPTION),
+        as MariaDB's."""
+        state, best = exc.sqlstate, None
+        for handler, mark in reversed(self.handlers):
+            if best is not None and mark is not best[2]:
+                break
+            for condition in handler.names:
+                rank = 3 if condition == str(exc.code) else 2 if condition == f"SQLSTATE {state}" else 1 if (
+                    condition == "NOT FOUND" and state.startswith("02")
+                    or condition == "SQLEXCEPTION" and state[:2] not in ("00", "01", "02")) else 0
+                if rank and (best is None or rank > best[0]):
+                    best = (rank, handler, mark)
+        return None if best is None else (best[1], best[2])
+
+    async def handle(self, exc: SQLError, warning: bool = False) -> None:
+        """A condition a statement raised: its handler runs (CONTINUE: then the next statement;
+        EXIT: then its block ends), the handlers of that block and inner ones out of scope
+        meanwhile; without one the error stands (a warning, as SELECT ... INTO's of no row, is
+        kept for SHOW WARNINGS). An interrupted statement and what is not run here (1235) are
+        never handled: a handler must not stand for what MariaDB would have done."""
+        found = None if exc.code in _UNHANDLED else self.handler_for(exc)
+        if found is None:
+            if not warning:
+                raise exc
+            self.session.diagnostics = [*self.session.diagnostics, ("Warning", exc.code, exc.message)]
             return
-        handler, mark = self.handlers[-1]
+        handler, mark = found
         saved = self.handlers
         self.handlers = saved[:next(k for k, (_, m) in enumerate(saved) if m is mark)]
         try:
@@ -219,7 +239,7 @@ class _Frame:
         if step.kind == "close":
             cursor.rows = None
         elif cursor.at >= len(cursor.rows):
-            await self.not_found(error=True)
+            raise SQLError(ER_SP_FETCH_NO_DATA)
         else:
             row = cursor.rows[cursor.at]
             cursor.at += 1
@@ -251,7 +271,12 @@ class _Frame:
                 elif step.kind == "handler":
                     self.handlers.append((step, mark))
                     continue
-                await self.run_step(step)
+                try:
+                    await self.run_step(step)
+                except SQLError as exc:
+                    if not self.handlers:
+                        raise
+                    await self.handle(exc)
         except _Leave as leave:
             if leave.label is not mark:
                 raise
@@ -349,6 +374,9 @@ class _Frame:
                 continue
             if step.kind == "repeat" and await self.holds(step.text):
                 return
+
+
+_UNHANDLED = (ER_QUERY_INTERRUPTED.code, ER_STATEMENT_TIMEOUT.code, ER_NOT_SUPPORTED_YET.code)
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """Stored procedures' control flow against a live MariaDB 10.11: WHILE, REPEAT and LOOP with
 LEAVE / ITERATE of their labels, the CASE statement (simple and searched; 1339 without a match),
 nested BEGIN ... END blocks with their own DECLAREs (a name hiding an outer one, DEFAULTs
-evaluated at each entry), cursors read to their end under a CONTINUE HANDLER FOR NOT FOUND, an
-EXIT handler, the cursors' errors; the label errors MariaDB's parser gives at CREATE; the binlog's text
+evaluated at each entry), cursors read to their end under a CONTINUE HANDLER FOR NOT FOUND,
+handlers of error codes, SQLSTATEs and SQLEXCEPTION (CONTINUE and EXIT, the innermost and most
+specific chosen, an EXIT one rolling a transaction back), the cursors' errors; the label errors MariaDB's parser gives at CREATE; the binlog's text
 (each statement a loop runs, its variables as NAME_CONST(...)) and the replicas of ours (a
 MariaDB replica and our slave) ending with the master's rows; a loop without an end stopped by
 KILL QUERY and by max_statement_time as MariaDB's is."""
@@ -141,6 +142,36 @@ PROCEDURES = [
     "END",
     "CREATE DEFINER=root@localhost PROCEDURE drain() BEGIN DECLARE x INT; DECLARE c CURSOR FOR SELECT 1;"
     " OPEN c; FETCH c INTO x; FETCH c INTO x; END",
+    "CREATE DEFINER=root@localhost PROCEDURE guarded(IN k INT, OUT r VARCHAR(60))\n"
+    "BEGIN\n"
+    "  DECLARE dups INT DEFAULT 0;\n"
+    "  DECLARE CONTINUE HANDLER FOR 1062 SET dups = dups + 1;\n"
+    "  DECLARE CONTINUE HANDLER FOR SQLSTATE '23000' SET r = CONCAT(r, ' state');\n"
+    "  SET r = '';\n"
+    "  INSERT INTO t VALUES (k, 1, 'g');\n"
+    "  INSERT INTO t VALUES (k, 2, 'g');\n"
+    "  INSERT INTO t VALUES (NULL, 3, 'g');\n"
+    "  inner_b: BEGIN\n"
+    "    DECLARE EXIT HANDLER FOR SQLEXCEPTION SET r = CONCAT(r, ' exit');\n"
+    "    INSERT INTO t VALUES (k, 4, 'g');\n"
+    "    SET r = 'not here';\n"
+    "  END inner_b;\n"
+    "  BEGIN\n"
+    "    INSERT INTO t VALUES (k, 5, 'g');\n"
+    "    SET r = CONCAT(r, ' continued');\n"
+    "  END;\n"
+    "  IF k > 100 THEN SELECT * FROM nope; END IF;\n"
+    "  SET r = CONCAT(r, ' dups=', dups);\n"
+    "END",
+    "CREATE DEFINER=root@localhost PROCEDURE txn(IN k INT, OUT r VARCHAR(30))\n"
+    "BEGIN\n"
+    "  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; SET r = 'rolled back'; END;\n"
+    "  SET r = 'committed';\n"
+    "  START TRANSACTION;\n"
+    "  INSERT INTO log (what, n) VALUES ('txn', k);\n"
+    "  INSERT INTO t VALUES (k, 0, 'txn');\n"
+    "  COMMIT;\n"
+    "END",
     "CREATE DEFINER=root@localhost PROCEDURE forever() BEGIN DECLARE i INT DEFAULT 0;"
     " l: LOOP SET i = i + 1; END LOOP l; END",
     "CREATE DEFINER=root@localhost PROCEDURE spin() l: LOOP ITERATE l; END LOOP",
@@ -152,6 +183,8 @@ CALLS = ["CALL fill(3)", "CALL fill(9)", "CALL rounds(5, @r)", "CALL repeat_iter
 
 ASKED = ["SELECT @r, @k, @v", "CALL exits(@e)", "SELECT @e", "CALL cursor_errors(1)", "CALL cursor_errors(2)",
          "CALL cursor_errors(3)", "CALL cursor_errors(4)", "CALL cursor_errors(5)", "CALL drain()",
+         "CALL guarded(1, @g)", "SELECT @g", "CALL guarded(50, @g)", "SELECT @g", "CALL guarded(101, @g)",
+         "CALL txn(1, @x)", "CALL txn(999, @y)", "SELECT @x, @y",
          "CREATE DEFINER=root@localhost PROCEDURE warned() BEGIN DECLARE x INT; SELECT a INTO x FROM t WHERE id = -2;"
          " SET x = 1; END", "CALL warned()", "SHOW CREATE PROCEDURE fill", "SHOW CREATE PROCEDURE spin"]
 
