@@ -16,8 +16,9 @@ statement is run by the caller (`server/routines.py`) as a statement of its own,
 parameters and locals it names written in as MariaDB's binlog writes them, NAME_CONST('name',
 value), so the binlog holds what MariaDB's holds and a replica runs it alike; CALL itself is
 never binlogged. CREATE checks a body's labels as MariaDB's parser does (`check_body`: 1308,
-1309, 1310; RETURN in a procedure 1313). Handlers FOR SQLWARNING or a named condition, cursors
-with parameters, SIGNAL / RESIGNAL / GET DIAGNOSTICS and FOR loops are made and kept (a dump
+1309, 1310; RETURN in a procedure 1313). SIGNAL, and RESIGNAL alone, run. Handlers FOR
+SQLWARNING or a named condition, cursors with parameters, RESIGNAL with a condition or SET, GET
+DIAGNOSTICS and FOR loops are made and kept (a dump
 loads) and CALL of them is MariaDB's 1235. A stored function can be
 made, listed, shown and dropped; one whose body is `RETURN expr` (or BEGIN RETURN expr; END) is
 called in a SELECT / INSERT / UPDATE / DELETE / REPLACE / DO by writing the call out where it stands
@@ -268,7 +269,7 @@ class Step:
     (`text` its condition), "repeat" (`text` its UNTIL condition), "loop", "leave" / "iterate"
     (`label`), "cursor" (`names` its name, `text` its SELECT), "handler" (`text` CONTINUE or
     EXIT, `names` its conditions, `steps` its statement), "open" / "close" (`label` the cursor), "fetch" (and
-    `names` the variables), "refused" (`text` what is not run here: CALL of the body is 1235)."""
+    `names` the variables), "signal" (`text` the SIGNAL statement), "resignal" (RESIGNAL alone), "refused" (`text` what is not run here: CALL of the body is 1235)."""
 
     kind: str
     text: str = ""
@@ -282,7 +283,7 @@ class Step:
 
 
 _COMPOUND = ("BEGIN", "WHILE", "LOOP", "REPEAT", "FOR")  # what a label may stand before
-_REFUSED_WORDS = ("SIGNAL", "RESIGNAL", "GET", "RETURN")
+_REFUSED_WORDS = ("GET", "RETURN")
 
 
 class _Body:
@@ -414,6 +415,10 @@ class _Body:
             raise SQLError(ER_SP_BADRETURN)
         if tok.is_word(*_REFUSED_WORDS):
             return self.refuse(tok.upper)
+        if tok.is_word("SIGNAL"):
+            return Step("signal", text=self.span(start, end))
+        if tok.is_word("RESIGNAL"):
+            return Step("resignal") if end == start + 1 else self.refuse("RESIGNAL with a condition or SET")
         if tok.is_word("OPEN", "CLOSE", "FETCH"):
             return self.cursor_step(start, end)
         if tok.is_word("DECLARE"):

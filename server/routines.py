@@ -33,7 +33,9 @@ Contract
   FOUND (FETCH's error 1329, SELECT ... INTO's warning). A condition a step raises runs the
   handler in scope for it (`_Frame.handle`: the innermost block's, its most specific): CONTINUE
   goes on with the next statement, EXIT ends the handler's block; KILL QUERY, the time limit and
-  1235 are never handled. CALL's OK carries its last statement's warnings.
+  1235 are never handled. SIGNAL is `server.conditions`' (its variables written in as plain
+  literals); RESIGNAL alone raises the condition being handled again (1645 outside a handler).
+  CALL's OK carries its last statement's warnings.
 """
 
 from __future__ import annotations
@@ -115,6 +117,7 @@ class _Frame:
         self.affected = 0  # its statements' affected rows, summed: CALL's OK carries them, as MariaDB's
         self.cursors: dict[str, _Cursor] = {}  # name (lower) -> the cursor in scope
         self.handlers: list[tuple[routines.Step, object]] = []  # in scope, innermost last, with their block's mark
+        self.handled: list[SQLError] = []  # the conditions whose handlers run, innermost last (RESIGNAL's)
 
     def declare(self, name: str, declared: str, value: tuple[Any, str]) -> None:
         self.types[name] = declared.strip()
@@ -183,9 +186,10 @@ class _Frame:
     def handler_for(self, exc: SQLError) -> tuple[routines.Step, object] | None:
         """The handler in scope for a condition, and its block's mark: the innermost block's,
         its most specific one (the error code, then the SQLSTATE, then NOT FOUND / SQLEXCEPTION),
-        as MariaDB's."""
+        as MariaDB's; for one that left a handler (RESIGNAL's, a failing statement's), only those
+        outside that handler's block."""
         state, best = exc.sqlstate, None
-        for handler, mark in reversed(self.handlers):
+        for handler, mark in reversed(self.handlers[:getattr(exc, "handlers_outside", None)]):
             if best is not None and mark is not best[2]:
                 break
             for condition in handler.names:
@@ -210,11 +214,17 @@ class _Frame:
             return
         handler, mark = found
         saved = self.handlers
-        self.handlers = saved[:next(k for k, (_, m) in enumerate(saved) if m is mark)]
+        outside = next(k for k, (_, m) in enumerate(saved) if m is mark)
+        self.handlers = saved[:outside]
+        self.handled.append(exc)
         try:
             await self.run(handler.steps)
+        except SQLError as escaped:
+            escaped.handlers_outside = min(outside, getattr(escaped, "handlers_outside", outside))
+            raise
         finally:
             self.handlers = saved
+            self.handled.pop()
         if handler.text == "EXIT":
             raise _Leave(mark)
 
@@ -331,6 +341,13 @@ class _Frame:
             await self.select_into(step)
         elif kind in ("open", "fetch", "close"):
             await self.cursor_step(step)
+        elif kind == "signal":  # (its values as the literals `server.conditions` reads)
+            await session.execute(routines.bind(step.text, {name: _plain_literal(raw)
+                                                            for name, (raw, _) in self.values.items()}))
+        elif kind == "resignal":
+            if not self.handled:
+                await session.execute("RESIGNAL")  # (MariaDB's 1645: no handler is active)
+            raise self.handled[-1]
         else:
             result = await session.execute(self.bound(step.text))
             if getattr(result, "columns", None):
@@ -413,6 +430,15 @@ def _literal_of(value: Any, kind: Any) -> str:
     if value is None:
         return "NULL"
     return using_literal(value, getattr(kind, "type", FieldType.VAR_STRING), getattr(kind, "charset", 0))
+
+
+def _plain_literal(value: Any) -> str:
+    """A variable's value as a plain literal (a string quoted, without character set)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).decode(errors="replace")
+    return literal_text(value) if isinstance(value, str) else str(value)
 
 
 def _true(value: Any) -> bool:

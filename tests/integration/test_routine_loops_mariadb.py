@@ -172,6 +172,18 @@ PROCEDURES = [
     "  INSERT INTO t VALUES (k, 0, 'txn');\n"
     "  COMMIT;\n"
     "END",
+    "CREATE DEFINER=root@localhost PROCEDURE checked(IN k INT)\n"
+    "BEGIN\n"
+    "  DECLARE msg VARCHAR(60) DEFAULT CONCAT('bad k ', k);\n"
+    "  DECLARE EXIT HANDLER FOR SQLEXCEPTION\n"
+    "    BEGIN ROLLBACK; SET @fails = IFNULL(@fails, 0) + 1, @failed = k; RESIGNAL; END;\n"
+    "  IF k < 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = msg, MYSQL_ERRNO = 1644; END IF;\n"
+    "  IF k = 0 THEN SIGNAL SQLSTATE '01000' SET MESSAGE_TEXT = 'just a warning'; END IF;\n"
+    "  START TRANSACTION;\n"
+    "  INSERT INTO t VALUES (k, 0, 'checked');\n"
+    "  COMMIT;\n"
+    "END",
+    "CREATE DEFINER=root@localhost PROCEDURE lonely() RESIGNAL",
     "CREATE DEFINER=root@localhost PROCEDURE forever() BEGIN DECLARE i INT DEFAULT 0;"
     " l: LOOP SET i = i + 1; END LOOP l; END",
     "CREATE DEFINER=root@localhost PROCEDURE spin() l: LOOP ITERATE l; END LOOP",
@@ -184,7 +196,8 @@ CALLS = ["CALL fill(3)", "CALL fill(9)", "CALL rounds(5, @r)", "CALL repeat_iter
 ASKED = ["SELECT @r, @k, @v", "CALL exits(@e)", "SELECT @e", "CALL cursor_errors(1)", "CALL cursor_errors(2)",
          "CALL cursor_errors(3)", "CALL cursor_errors(4)", "CALL cursor_errors(5)", "CALL drain()",
          "CALL guarded(1, @g)", "SELECT @g", "CALL guarded(50, @g)", "SELECT @g", "CALL guarded(101, @g)",
-         "CALL txn(1, @x)", "CALL txn(999, @y)", "SELECT @x, @y",
+         "CALL txn(1, @x)", "CALL txn(999, @y)", "SELECT @x, @y", "CALL checked(-5)", "CALL checked(0)",
+         "CALL checked(0)", "CALL checked(407)", "SELECT @fails, @failed", "CALL lonely()",
          "CREATE DEFINER=root@localhost PROCEDURE warned() BEGIN DECLARE x INT; SELECT a INTO x FROM t WHERE id = -2;"
          " SET x = 1; END", "CALL warned()", "SHOW CREATE PROCEDURE fill", "SHOW CREATE PROCEDURE spin"]
 

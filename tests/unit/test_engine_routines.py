@@ -110,13 +110,13 @@ def test_loops_case_and_blocks_as_steps():
     assert (handler.kind, handler.text, handler.steps[0].kind) == ("handler", "EXIT", "block")
     assert [(s.kind, s.label, s.names) for s in rest] == [
         ("open", "c", []), ("fetch", "c", ["x", "y"]), ("fetch", "c", ["z"]), ("close", "c", [])]
-    # a handler of another condition, a cursor with parameters, SIGNAL, FOR are parsed (their labels
+    # a handler of another condition, RESIGNAL with a condition, FOR are parsed (their labels
     # checked) and refused at CALL
     handler, = routines.body_steps("BEGIN DECLARE CONTINUE HANDLER FOR NOT FOUND, SQLEXCEPTION, 1062,"
                                    " SQLSTATE '23000' SET x = 1; END")
     assert handler.names == ["NOT FOUND", "SQLEXCEPTION", "1062", "SQLSTATE 23000"]
     for refused in ("BEGIN DECLARE CONTINUE HANDLER FOR NOT FOUND, SQLWARNING BEGIN SELECT 1; END;"
-                    " SELECT 2; END", "BEGIN SIGNAL SQLSTATE '45000'; END", "FOR r IN (SELECT 1 AS a) DO SELECT r.a; END FOR"):
+                    " SELECT 2; END", "BEGIN RESIGNAL SQLSTATE '45000'; END", "FOR r IN (SELECT 1 AS a) DO SELECT r.a; END FOR"):
         routines.check_body(refused, "PROCEDURE")
         with pytest.raises(SQLError) as e:
             routines.body_steps(refused)
