@@ -466,6 +466,7 @@ class DdlParser:
         if cur.at_end():
             raise cur.error()
         routine.body = self.written_from(cur.i)
+        routines.check_body(routine.body, kind, self.shape.count("\n", 0, cur.tokens[cur.i].start) + 1)
         cur.i = len(cur.tokens)
         routine.parsed = routines.parse_params(params, kind)
         if schema not in self.schemas:

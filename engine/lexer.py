@@ -130,9 +130,9 @@ def decode_bits(text: str) -> Hybrid:
 class SyntaxError_(SQLError):
     """1064, remembering the text it points at (a suffix of the shape: `?` for literals)."""
 
-    def __init__(self, near: str):
+    def __init__(self, near: str, line: int = 1):
         self.near = near
-        super().__init__(ER_PARSE_ERROR, _near_message(near))
+        super().__init__(ER_PARSE_ERROR, _near_message(near, line))
 
     def with_literals(self, sql: str) -> SQLError:
         """The same error pointing into the original text (literals instead of `?`)."""
@@ -147,14 +147,14 @@ class SyntaxError_(SQLError):
         return SQLError(ER_PARSE_ERROR, _near_message(near))
 
 
-def _near_message(near: str) -> str:
+def _near_message(near: str, line: int = 1) -> str:
     near = near.split(HYBRID_MARK, 1)[0]
     return ("check the manual that corresponds to your MariaDB server version for the right syntax "
-            f"to use near '{near[:80]}' at line 1")
+            f"to use near '{near[:80]}' at line {line}")
 
 
-def syntax_error(near: str) -> SQLError:
-    return SyntaxError_(near)
+def syntax_error(near: str, line: int = 1) -> SQLError:
+    return SyntaxError_(near, line)
 
 
 def extract(sql: str) -> tuple[str, list[object]]:

@@ -5,13 +5,21 @@ characteristics and body as written, definer, sql_mode) under `ROUTINE_PREFIX + 
 the schema's `__engine_catalog`, as views and triggers are kept; `Engine.routines` holds them per
 schema. CREATE is binlogged as MariaDB writes it (`Routine.show_create` with DEFINER).
 
-What runs: CALL of a procedure whose body is one statement or BEGIN ... END holding DECLAREd
-local variables, SET of locals (and user variables), SELECT ... INTO locals, IF ... THEN ...
-[ELSEIF ...] [ELSE ...] END IF, and plain statements. Each statement is run by the caller (`server/routines.py`) as a
-statement of its own, with the parameters and locals it names written in as MariaDB's binlog
-writes them, NAME_CONST('name', value), so the binlog holds what MariaDB's holds and a replica
-runs it alike; CALL itself is never binlogged. Loops, cursors, handlers, SIGNAL and nested blocks
-are made and kept (a dump loads) and CALL of them is MariaDB's 1235. A stored function can be
+What runs: CALL of a procedure whose body is one statement or [label:] BEGIN ... END holding
+DECLAREd local variables (DEFAULT evaluated at the block's entry), SET of locals (and user
+variables), SELECT ... INTO locals, IF ... THEN ... [ELSEIF ...] [ELSE ...] END IF, the CASE
+statement (simple and searched), [label:] WHILE / REPEAT / LOOP with LEAVE / ITERATE label, nested
+[label:] BEGIN ... END blocks with their own DECLAREs, cursors (DECLARE ... CURSOR FOR, OPEN,
+FETCH, CLOSE), CONTINUE / EXIT handlers FOR NOT FOUND, SQLEXCEPTION, SQLSTATE '...' or an error
+code, and plain statements (`body_steps`). Each
+statement is run by the caller (`server/routines.py`) as a statement of its own, with the
+parameters and locals it names written in as MariaDB's binlog writes them, NAME_CONST('name',
+value), so the binlog holds what MariaDB's holds and a replica runs it alike; CALL itself is
+never binlogged. CREATE checks a body's labels as MariaDB's parser does (`check_body`: 1308,
+1309, 1310; RETURN in a procedure 1313). SIGNAL, and RESIGNAL alone, run. Handlers FOR
+SQLWARNING or a named condition, cursors with parameters, RESIGNAL with a condition or SET, GET
+DIAGNOSTICS and FOR loops are made and kept (a dump
+loads) and CALL of them is MariaDB's 1235. A stored function can be
 made, listed, shown and dropped; one whose body is `RETURN expr` (or BEGIN RETURN expr; END) is
 called in a SELECT / INSERT / UPDATE / DELETE / REPLACE / DO by writing the call out where it stands
 (`expand_calls`), before the statement is planned: expr with each parameter replaced by its
@@ -31,15 +39,21 @@ import json
 import re
 import time
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 
 from engine import values
 from engine.catalog import TokenCursor, parse_column
 from engine.coltypes import ColumnType, declared_type
 from engine.exprtypes import closing
-from engine.lexer import extract, literal_texts, mysql_ident, tokenize
+from engine.lexer import extract, literal_texts, mysql_ident, syntax_error, tokenize
 from protocol.errors import (
     ER_NOT_SUPPORTED_YET,
+    ER_SP_BADRETURN,
     ER_SP_DOES_NOT_EXIST,
+    ER_SP_DUP_VAR,
+    ER_SP_LABEL_MISMATCH,
+    ER_SP_LABEL_REDEFINE,
+    ER_SP_LILABEL_MISMATCH,
     ER_SP_WRONG_NO_OF_ARGS,
     SQLError,
 )
@@ -250,7 +264,12 @@ class Step:
     """One step of a body: `kind` "sql" (a statement's text), "select_into" (a SELECT's text and
     the variables its one row goes into), "declare" (names, type, default expression text or
     None), "set" (assignments: (name, expression text)), "if" (branches: (condition text or None
-    for ELSE, steps))."""
+    for ELSE, steps)), "case" (`text` the simple CASE's value, "" for a searched one; branches as
+    IF's, WHEN's value or condition), "block" (BEGIN ... END: its steps, DECLAREs first), "while"
+    (`text` its condition), "repeat" (`text` its UNTIL condition), "loop", "leave" / "iterate"
+    (`label`), "cursor" (`names` its name, `text` its SELECT), "handler" (`text` CONTINUE or
+    EXIT, `names` its conditions, `steps` its statement), "open" / "close" (`label` the cursor), "fetch" (and
+    `names` the variables), "signal" (`text` the SIGNAL statement), "resignal" (RESIGNAL alone), "refused" (`text` what is not run here: CALL of the body is 1235)."""
 
     kind: str
     text: str = ""
@@ -259,22 +278,30 @@ class Step:
     default: str | None = None
     assignments: list[tuple[str, str]] = field(default_factory=list)
     branches: list[tuple[str | None, list[Step]]] = field(default_factory=list)
+    label: str = ""  # a block's or loop's label as written ("" for none), LEAVE's / ITERATE's
+    steps: list[Step] = field(default_factory=list)  # a block's or loop's
 
 
-_REFUSED_WORDS = ("WHILE", "LOOP", "REPEAT", "CASE", "CURSOR", "HANDLER", "OPEN", "FETCH", "CLOSE", "LEAVE",
-                  "ITERATE", "SIGNAL", "RESIGNAL", "RETURN", "CONDITION", "GET", "FOR")
+_COMPOUND = ("BEGIN", "WHILE", "LOOP", "REPEAT", "FOR")  # what a label may stand before
+_REFUSED_WORDS = ("GET", "RETURN")
 
 
 class _Body:
-    """A body's text cut into `Step`s (its literals kept as written)."""
+    """A body's text cut into `Step`s (its literals kept as written). Labels are checked as
+    MariaDB's parser checks them (`labels`: those in scope, lower-case, and whether each is a
+    loop's); what is parsed but not run here is noted in `refused`."""
 
-    def __init__(self, body: str):
+    def __init__(self, body: str, kind: str = "PROCEDURE", line: int = 1):
         self.text = body
+        self.kind = kind
+        self.line = line  # the line of the statement the body starts on (MariaDB's 1064 names it)
         self.shape, literals = extract(body)
         self.tokens = tokenize(self.shape)
         texts = literal_texts(body)
         self.texts = texts if len(texts) == len(literals) else None
         self.i = 0
+        self.labels: list[tuple[str, bool]] = []
+        self.refused: list[str] = []
 
     def span(self, start: int, end: int, replaced: dict[int, str] | None = None) -> str:
         """The body's text of tokens [start, end) with its literals written back (and the
@@ -323,16 +350,77 @@ class _Body:
             out.append(self.step())
         return out
 
+    def top_word(self, start: int, *words: str) -> int:
+        """The index of the first of `words` from `start` outside parentheses and CASE ... END
+        expressions (1235 for none)."""
+        depth = cases = 0
+        for k in range(start, len(self.tokens)):
+            tok = self.tokens[k]
+            if tok.kind == "op" and tok.text in "()":
+                depth += 1 if tok.text == "(" else -1
+            elif depth == 0 and tok.is_word("CASE"):
+                cases += 1
+            elif depth == 0 and cases and tok.is_word("END"):
+                cases -= 1
+            elif depth == 0 and not cases and tok.is_word(*words):
+                return k
+        raise SQLError(ER_NOT_SUPPORTED_YET, "this statement in a stored procedure")
+
+    def expect(self, *words: str) -> None:
+        for word in words:
+            if self.i >= len(self.tokens) or not self.tokens[self.i].is_word(word):
+                raise SQLError(ER_NOT_SUPPORTED_YET, f"this {words[-1]} in a stored procedure")
+            self.i += 1
+
+    def syntax(self, k: int) -> SQLError:
+        """MariaDB's 1064 for what stands at token `k` (the rest of the body its near text)."""
+        tokens = self.tokens
+        at = tokens[k].start if k < len(tokens) else len(self.shape)
+        return syntax_error(self.span(k, len(tokens)), self.line + self.shape.count("\n", 0, at))
+
+    def statements(self, stops: tuple[str, ...]) -> list[Step]:
+        """`steps`, at least one (MariaDB's grammar wants one in a loop or a branch)."""
+        found = self.steps(stops)
+        if not found:
+            raise self.syntax(self.i)
+        return found
+
+    def refuse(self, what: str) -> Step:
+        self.refused.append(what)
+        return Step("refused", text=what)
+
     def step(self) -> Step:
         tokens = self.tokens
         tok = tokens[self.i]
-        if tok.is_word("BEGIN") or tok.is_word(*_REFUSED_WORDS) or (
-                self.i + 1 < len(tokens) and tokens[self.i + 1].kind == "op" and tokens[self.i + 1].text == ":"):
-            raise SQLError(ER_NOT_SUPPORTED_YET, f"{tok.upper} in a stored procedure")
+        if tok.kind in ("word", "ident") and self.i + 2 < len(tokens) and tokens[self.i + 1].kind == "op" \
+                and tokens[self.i + 1].text == ":":
+            self.i += 2
+            if not tokens[self.i].is_word(*_COMPOUND):
+                raise self.syntax(self.i)
+            return self.compound(tok.text)
+        if tok.is_word(*_COMPOUND):
+            return self.compound("")
         if tok.is_word("IF"):
             return self.if_step()
+        if tok.is_word("CASE"):
+            return self.case_step()
+        if tok.is_word("LEAVE", "ITERATE"):
+            return self.jump()
+        if tok.is_word("DECLARE") and self.i + 1 < len(tokens) and tokens[self.i + 1].is_word("CONTINUE", "EXIT",
+                                                                                            "UNDO"):
+            return self.handler()
         end = self.statement_end(self.i)
         start, self.i = self.i, end
+        if tok.is_word("RETURN") and self.kind == "PROCEDURE":
+            raise SQLError(ER_SP_BADRETURN)
+        if tok.is_word(*_REFUSED_WORDS):
+            return self.refuse(tok.upper)
+        if tok.is_word("SIGNAL"):
+            return Step("signal", text=self.span(start, end))
+        if tok.is_word("RESIGNAL"):
+            return Step("resignal") if end == start + 1 else self.refuse("RESIGNAL with a condition or SET")
+        if tok.is_word("OPEN", "CLOSE", "FETCH"):
+            return self.cursor_step(start, end)
         if tok.is_word("DECLARE"):
             part = tokens[start + 1:end]
             names, k = [], 0
@@ -343,8 +431,12 @@ class _Body:
                     continue
                 break
             rest = start + 1 + k + 1
-            if not names or rest >= end or part[0].is_word("CONTINUE", "EXIT", "UNDO") or any(
-                    t.is_word("CURSOR", "CONDITION", "HANDLER") for t in part):
+            if k == 0 and end - start > 4 and tokens[start + 2].is_word("CURSOR") and tokens[start + 3].is_word("FOR"):
+                return Step("cursor", names=names, text=self.span(start + 4, end))
+            declared = next((t.upper for t in part[:k + 2] if t.is_word("CURSOR", "CONDITION")), None)
+            if declared is not None:
+                return self.refuse("DECLARE " + declared)
+            if not names or rest >= end:
                 raise SQLError(ER_NOT_SUPPORTED_YET, "this DECLARE in a stored procedure")
             default_at = next((j for j in range(rest, end) if tokens[j].is_word("DEFAULT")), None)
             return Step("declare", names=names, type=self.span(rest, default_at or end),
@@ -394,12 +486,10 @@ class _Body:
         branches: list[tuple[str | None, list[Step]]] = []
         self.i += 1  # IF
         while True:
-            then = next((j for j in range(self.i, len(tokens)) if tokens[j].is_word("THEN")), None)
-            if then is None:
-                raise SQLError(ER_NOT_SUPPORTED_YET, "this IF in a stored procedure")
+            then = self.top_word(self.i, "THEN")
             condition = self.span(self.i, then)
             self.i = then + 1
-            branches.append((condition, self.steps(("ELSEIF", "ELSE", "END"))))
+            branches.append((condition, self.statements(("ELSEIF", "ELSE", "END"))))
             if self.i >= len(tokens):
                 raise SQLError(ER_NOT_SUPPORTED_YET, "this IF in a stored procedure")
             word = tokens[self.i].upper
@@ -407,51 +497,264 @@ class _Body:
             if word == "ELSEIF":
                 continue
             if word == "ELSE":
-                branches.append((None, self.steps(("END",))))
+                branches.append((None, self.statements(("END",))))
                 self.i += 1
             break
-        if self.i >= len(tokens) or not tokens[self.i].is_word("IF"):
-            raise SQLError(ER_NOT_SUPPORTED_YET, "this IF in a stored procedure")
-        self.i += 1
+        self.expect("IF")
         return Step("if", branches=branches)
+
+    def case_step(self) -> Step:
+        """CASE [value] WHEN ... THEN ... [ELSE ...] END CASE (the statement, not the expression)."""
+        tokens = self.tokens
+        self.i += 1  # CASE
+        value = ""
+        if self.i < len(tokens) and not tokens[self.i].is_word("WHEN"):
+            at = self.top_word(self.i, "WHEN")
+            value, self.i = self.span(self.i, at), at
+        branches: list[tuple[str | None, list[Step]]] = []
+        while self.i < len(tokens) and tokens[self.i].is_word("WHEN"):
+            then = self.top_word(self.i + 1, "THEN")
+            when = self.span(self.i + 1, then)
+            self.i = then + 1
+            branches.append((when, self.statements(("WHEN", "ELSE", "END"))))
+        if not branches:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "this CASE in a stored procedure")
+        if self.i < len(tokens) and tokens[self.i].is_word("ELSE"):
+            self.i += 1
+            branches.append((None, self.statements(("END",))))
+        self.expect("END", "CASE")
+        return Step("case", text=value, branches=branches)
+
+    def compound(self, label: str) -> Step:
+        """[label:] BEGIN ... END [label], WHILE cond DO ... END WHILE [label], REPEAT ... UNTIL
+        cond END REPEAT [label], LOOP ... END LOOP [label] (FOR ... END FOR: parsed, refused),
+        its label in scope inside: MariaDB's 1309 for a label already in scope, 1310 for an end
+        label that is not the beginning's."""
+        tokens = self.tokens
+        word = tokens[self.i].upper
+        lowered = label.lower()
+        if label and any(name == lowered for name, _ in self.labels):
+            raise SQLError(ER_SP_LABEL_REDEFINE, label)
+        self.labels.append((lowered, word != "BEGIN"))
+        self.i += 1
+        step = Step("block" if word == "BEGIN" else word.lower(), label=label)
+        if word == "BEGIN":
+            step.steps = self.block_steps()
+            self.expect("END")
+        elif word == "REPEAT":
+            step.steps = self.statements(("UNTIL",))
+            self.expect("UNTIL")
+            at = self.top_word(self.i, "END")
+            step.text, self.i = self.span(self.i, at), at
+            self.expect("END", "REPEAT")
+        else:
+            if word != "LOOP":
+                at = self.top_word(self.i, "DO")
+                step.text, self.i = self.span(self.i, at), at + 1
+            step.steps = self.statements(("END",))
+            self.expect("END", word)
+        self.labels.pop()
+        if self.i < len(tokens) and tokens[self.i].kind in ("word", "ident"):
+            if not label:
+                raise self.syntax(self.i)
+            end_label = tokens[self.i].text
+            self.i += 1
+            if end_label.lower() != lowered:
+                raise SQLError(ER_SP_LABEL_MISMATCH, end_label)
+        return self.refuse("FOR") if word == "FOR" else step
+
+    def block_steps(self) -> list[Step]:
+        """A block's steps up to its END, DECLAREs first as MariaDB's grammar wants (1064 for one
+        after a statement), each variable once (1331)."""
+        tokens, steps, names = self.tokens, [], set()
+        while True:
+            while self.i < len(tokens) and tokens[self.i].kind == "op" and tokens[self.i].text == ";":
+                self.i += 1
+            if self.i >= len(tokens) or tokens[self.i].is_word("END"):
+                return steps
+            at = self.i
+            step = self.step()
+            if _declaring(step):
+                if steps and not _declaring(steps[-1]):
+                    raise self.syntax(at)
+                for name in step.names if step.kind == "declare" else ():
+                    if name.lower() in names:
+                        raise SQLError(ER_SP_DUP_VAR, name)
+                    names.add(name.lower())
+            steps.append(step)
+
+    def jump(self) -> Step:
+        """LEAVE label / ITERATE label: MariaDB's 1308 for a label not in scope (for ITERATE, a
+        loop's)."""
+        tokens = self.tokens
+        word = tokens[self.i].upper
+        end = self.statement_end(self.i)
+        if end != self.i + 2:
+            raise SQLError(ER_NOT_SUPPORTED_YET, f"this {word} in a stored procedure")
+        label = tokens[self.i + 1].text
+        self.i = end
+        loop = next((loop for name, loop in reversed(self.labels) if name == label.lower()), None)
+        if loop is None or word == "ITERATE" and not loop:
+            raise SQLError(ER_SP_LILABEL_MISMATCH, word, label)
+        return Step(word.lower(), label=label)
+
+    def cursor_step(self, start: int, end: int) -> Step:
+        """OPEN cursor, CLOSE cursor, FETCH [[NEXT] FROM] cursor INTO variable [, ...]."""
+        tokens = self.tokens
+        k = start + 1
+        if tokens[start].is_word("FETCH"):
+            k += 2 if k + 1 < end and tokens[k].is_word("NEXT") and tokens[k + 1].is_word("FROM") else \
+                1 if k < end and tokens[k].is_word("FROM") else 0
+        if k >= end or tokens[k].kind not in ("word", "ident"):
+            return self.refuse(tokens[start].upper)
+        step = Step(tokens[start].upper.lower(), label=tokens[k].text)
+        if step.kind == "fetch":
+            if k + 2 >= end or not tokens[k + 1].is_word("INTO"):
+                return self.refuse("FETCH")
+            step.names = [tokens[j].text for j in range(k + 2, end, 2)]
+        elif k + 1 != end:
+            return self.refuse(tokens[start].upper)
+        return step
+
+    def handler(self) -> Step:
+        """DECLARE {CONTINUE | EXIT | UNDO} HANDLER FOR condition [, ...] statement (its
+        statement sees no label outside it, as MariaDB's): `text` CONTINUE or EXIT, `names` its
+        conditions ("NOT FOUND", "SQLEXCEPTION", "SQLSTATE xxxxx" or an error code), `steps` its
+        statement; one for SQLWARNING, a named condition or UNDO is refused."""
+        tokens = self.tokens
+        action = tokens[self.i + 1].upper
+        self.i += 2
+        self.expect("HANDLER", "FOR")
+        others, conditions = action == "UNDO", []
+        while self.i < len(tokens):
+            tok = tokens[self.i]
+            if tok.is_word("SQLSTATE"):
+                self.i += 2 if self.i + 1 < len(tokens) and tokens[self.i + 1].is_word("VALUE") else 1
+                if self.i < len(tokens) and tokens[self.i].kind == "param":
+                    conditions.append("SQLSTATE " + self.span(self.i, self.i + 1).strip("'\""))
+            elif tok.is_word("NOT") and self.i + 1 < len(tokens) and tokens[self.i + 1].is_word("FOUND"):
+                self.i += 1
+                conditions.append("NOT FOUND")
+            elif tok.is_word("SQLEXCEPTION"):
+                conditions.append("SQLEXCEPTION")
+            elif tok.kind == "param" and self.span(self.i, self.i + 1).isdigit():
+                conditions.append(self.span(self.i, self.i + 1))
+            else:
+                others = True
+            self.i += 1
+            if self.i < len(tokens) and tokens[self.i].kind == "op" and tokens[self.i].text == ",":
+                self.i += 1
+                continue
+            break
+        if self.i >= len(tokens):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "this HANDLER in a stored procedure")
+        outer, self.labels = self.labels, []
+        statement = self.step()
+        self.labels = outer
+        if others:
+            return self.refuse("DECLARE HANDLER")
+        return Step("handler", text=action, names=conditions, steps=[statement])
+
+    def body(self) -> list[Step]:
+        """The whole body: one statement, or an (unlabelled) BEGIN ... END's steps."""
+        if not self.tokens:
+            return []
+        step = self.step()
+        if self.i < len(self.tokens):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "this stored procedure body")
+        return step.steps if step.kind == "block" and not step.label else [step]
+
+
+def _declaring(step: Step) -> bool:
+    return step.kind in ("declare", "cursor", "handler") or step.text.startswith("DECLARE")
 
 
 def body_steps(body: str) -> list[Step]:
     """A procedure body as steps: one statement, or BEGIN ... END of statements (1235 for what
     is not run here)."""
     parsed = _Body(body)
-    tokens = parsed.tokens
-    if not tokens or not tokens[0].is_word("BEGIN"):
-        return [parsed.step()] if tokens else []
-    if not tokens[-1].is_word("END"):
-        raise SQLError(ER_NOT_SUPPORTED_YET, "this stored procedure body")
-    parsed.tokens = tokens[:-1]
-    parsed.i = 1
-    steps = parsed.steps(())
-    declared_done = False
-    for step in steps:  # (DECLARE only first, as MariaDB's grammar wants)
-        if step.kind != "declare":
-            declared_done = True
-        elif declared_done:
-            raise SQLError(ER_NOT_SUPPORTED_YET, "DECLARE after a statement")
+    steps = parsed.body()
+    if parsed.refused:
+        raise SQLError(ER_NOT_SUPPORTED_YET, f"{parsed.refused[0]} in a stored procedure")
     return steps
+
+
+def check_body(body: str, kind: str, line: int = 1) -> None:
+    """The errors MariaDB's parser gives for a routine's body (starting on the statement's `line`)
+    at CREATE: a label redefined (1309), an end label without match (1310), LEAVE / ITERATE
+    without a label (1308), RETURN in a procedure (1313), a variable declared twice in a block
+    (1331), and its 1064 for an end label without a beginning one, a label before what takes
+    none, a DECLARE after a statement, a loop or branch without a statement. What is not run here
+    is left to CALL (1235)."""
+    try:
+        parsed = _Body(body, kind, line)
+    except SQLError:
+        return  # (a text the engine's lexer does not read, `FOR i IN 1..3`: left to CALL)
+    try:
+        parsed.body()
+    except SQLError as exc:
+        if exc.code != ER_NOT_SUPPORTED_YET.code:
+            raise
+
+
+def _named_columns(tokens) -> set[int]:
+    """The tokens that name a column where MariaDB's grammar reads no variable: an INSERT's /
+    REPLACE's column list, the targets of UPDATE's, INSERT ... SET's and ON DUPLICATE KEY
+    UPDATE's assignments, an alias after AS."""
+    found: set[int] = set()
+    head = tokens[0].upper if tokens else ""
+    depth, assigning, listed = 0, False, head not in ("INSERT", "REPLACE")
+    for k, tok in enumerate(tokens):
+        if tok.kind == "op" and tok.text in "()":
+            if tok.text == "(" and depth == 0 and not listed and k and tokens[k - 1].kind in ("word", "ident") \
+                    and not tokens[k - 1].is_word("VALUES", "VALUE", "SELECT"):
+                close = closing(tokens, k)
+                found.update(range(k + 1, close))
+                listed = True
+            depth += 1 if tok.text == "(" else -1
+        elif depth:
+            continue
+        elif tok.is_word("SET") or tok.is_word("UPDATE") and k >= 2 and tokens[k - 1].is_word("KEY"):
+            assigning = head in ("UPDATE", "INSERT", "REPLACE")
+            listed = True
+        elif tok.is_word("WHERE", "ORDER", "LIMIT", "RETURNING", "ON", "VALUES", "SELECT"):
+            assigning = False
+            listed = listed or tok.is_word("VALUES", "SELECT")
+        elif k and (assigning and k + 1 < len(tokens) and tokens[k + 1].text == "="
+                    and (tokens[k - 1].text == "," or tokens[k - 1].is_word("SET", "UPDATE")) or tokens[k - 1].is_word("AS")):
+            found.add(k)
+    return found
 
 
 def bind(text: str, values: dict[str, str]) -> str:
     """`text` with each plain identifier (not qualified, not a function's or a column
-    definition's name) that is a key of `values` (lower-case) replaced by its value's text."""
+    definition's name, not a column `_named_columns` finds) that is a key of `values`
+    (lower-case) replaced by its value's text."""
+    parsed, names = _bindable(text)
+    replaced = {k: values[name] for k, name in names if name in values}
+    if not replaced:
+        return text
+    return parsed.span(0, len(parsed.tokens), replaced)
+
+
+@lru_cache(maxsize=512)
+def _bindable(text: str) -> tuple[_Body, tuple[tuple[int, str], ...]]:
+    """`text` parsed, and the tokens `bind` may replace with their names (lower-case): a loop's
+    statements are bound again each round, their text the same."""
     parsed = _Body(text)
     tokens = parsed.tokens
-    replaced = {}
+    names = []
+    named: set[int] | None = None
     for k, tok in enumerate(tokens):
-        if tok.kind not in ("word", "ident") or tok.text.strip("`").lower() not in values:
+        if tok.kind not in ("word", "ident"):
             continue
         if k > 0 and tokens[k - 1].text in (".", "@") or k + 1 < len(tokens) and tokens[k + 1].text in (".", "("):
             continue
-        replaced[k] = values[tok.text.strip("`").lower()]
-    if not replaced:
-        return text
-    return parsed.span(0, len(tokens), replaced)
+        if named is None:
+            named = _named_columns(tokens)
+        if k not in named:
+            names.append((k, tok.text.strip("`").lower()))
+    return parsed, tuple(names)
 
 
 # --- calls of stored functions ----------------------------------------------------------------

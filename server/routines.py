@@ -23,10 +23,24 @@ Contract
 - A statement that answers a result set (SELECT) sends it at once with SERVER_MORE_RESULTS_EXISTS;
   CALL's own answer is the final OK, as MariaDB's. OUT / INOUT values are set into their user
   variables at the end. SET of a local and IF conditions are evaluated by the engine.
+- A block's DECLAREd variables are in scope until it ends, hiding an outer one of the same name
+  meanwhile (`_Frame.run`); a CASE statement's branch is chosen by one CASE expression of the
+  engine (1339 without a match); WHILE / REPEAT / LOOP run until LEAVE (or their condition), each
+  round passing `ClientSession.interruption_point`, so that KILL QUERY (1317) and
+  max_statement_time (1969) end a loop as MariaDB's end it.
+- A cursor's SELECT runs at OPEN (with the variables' values then), its rows kept for FETCH, as
+  MariaDB's materialized cursors; FETCH past the last row, or SELECT ... INTO of none, is NOT
+  FOUND (FETCH's error 1329, SELECT ... INTO's warning). A condition a step raises runs the
+  handler in scope for it (`_Frame.handle`: the innermost block's, its most specific): CONTINUE
+  goes on with the next statement, EXIT ends the handler's block; KILL QUERY, the time limit and
+  1235 are never handled. SIGNAL is `server.conditions`' (its variables written in as plain
+  literals); RESIGNAL alone raises the condition being handled again (1645 outside a handler).
+  CALL's OK carries its last statement's warnings.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -36,10 +50,17 @@ from protocol.binary import ParamType
 from protocol.errors import (
     ER_NO_DB_ERROR,
     ER_NOT_SUPPORTED_YET,
+    ER_QUERY_INTERRUPTED,
+    ER_SP_CASE_NOT_FOUND,
+    ER_SP_CURSOR_ALREADY_OPEN,
+    ER_SP_CURSOR_MISMATCH,
+    ER_SP_CURSOR_NOT_OPEN,
     ER_SP_DOES_NOT_EXIST,
     ER_SP_FETCH_NO_DATA,
     ER_SP_NOT_VAR_ARG,
     ER_SP_UNDECLARED_VAR,
+    ER_SP_WRONG_NO_OF_FETCH_ARGS,
+    ER_STATEMENT_TIMEOUT,
     ER_TOO_MANY_ROWS,
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
     SQLError,
@@ -94,6 +115,9 @@ class _Frame:
         self.values: dict[str, tuple[Any, str]] = {}
         self.types: dict[str, str] = {}  # name -> its declared type
         self.affected = 0  # its statements' affected rows, summed: CALL's OK carries them, as MariaDB's
+        self.cursors: dict[str, _Cursor] = {}  # name (lower) -> the cursor in scope
+        self.handlers: list[tuple[routines.Step, object]] = []  # in scope, innermost last, with their block's mark
+        self.handled: list[SQLError] = []  # the conditions whose handlers run, innermost last (RESIGNAL's)
 
     def declare(self, name: str, declared: str, value: tuple[Any, str]) -> None:
         self.types[name] = declared.strip()
@@ -132,7 +156,10 @@ class _Frame:
         """Expressions' values and literals, in one SELECT of the engine."""
         if not texts:
             return []
-        result = await self.session.evaluate_select("SELECT " + ", ".join(self.bound(t) for t in texts))
+        sql = "SELECT " + ", ".join(self.bound(t) for t in texts)
+        result = self.session.evaluate_now(sql)
+        if result is None:
+            result = await self.session.evaluate_select(sql)
         return [(value, _literal_of(value, kind)) for value, kind in zip(result.rows[0], result.column_types,
                                                                           strict=True)]
 
@@ -146,40 +173,251 @@ class _Frame:
             raise SQLError(ER_TOO_MANY_ROWS)
         self.affected += len(result.rows)  # (MariaDB's row count of a SELECT ... INTO)
         if not result.rows:
-            self.session.diagnostics = [*self.session.diagnostics, SQLError(ER_SP_FETCH_NO_DATA)]
+            await self.handle(SQLError(ER_SP_FETCH_NO_DATA), warning=True)
             return
-        for name, value, kind in zip(step.names, result.rows[0], result.column_types, strict=True):
+        self.assign_row(step.names, result.rows[0], result.column_types)
+
+    def assign_row(self, names: list[str], row: tuple, types: list) -> None:
+        for name, value, kind in zip(names, row, types, strict=True):
             if name.lower() not in self.values:
                 raise SQLError(ER_SP_UNDECLARED_VAR, name)
             self.assign(name.lower(), (value, _literal_of(value, kind)))
 
+    def handler_for(self, exc: SQLError) -> tuple[routines.Step, object] | None:
+        """The handler in scope for a condition, and its block's mark: the innermost block's,
+        its most specific one (the error code, then the SQLSTATE, then NOT FOUND / SQLEXCEPTION),
+        as MariaDB's; for one that left a handler (RESIGNAL's, a failing statement's), only those
+        outside that handler's block."""
+        state, best = exc.sqlstate, None
+        for handler, mark in reversed(self.handlers[:getattr(exc, "handlers_outside", None)]):
+            if best is not None and mark is not best[2]:
+                break
+            for condition in handler.names:
+                rank = 3 if condition == str(exc.code) else 2 if condition == f"SQLSTATE {state}" else 1 if (
+                    condition == "NOT FOUND" and state.startswith("02")
+                    or condition == "SQLEXCEPTION" and state[:2] not in ("00", "01", "02")) else 0
+                if rank and (best is None or rank > best[0]):
+                    best = (rank, handler, mark)
+        return None if best is None else (best[1], best[2])
+
+    async def handle(self, exc: SQLError, warning: bool = False) -> None:
+        """A condition a statement raised: its handler runs (CONTINUE: then the next statement;
+        EXIT: then its block ends), the handlers of that block and inner ones out of scope
+        meanwhile; without one the error stands (a warning, as SELECT ... INTO's of no row, is
+        kept for SHOW WARNINGS). An interrupted statement and what is not run here (1235) are
+        never handled: a handler must not stand for what MariaDB would have done."""
+        found = None if exc.code in _UNHANDLED else self.handler_for(exc)
+        if found is None:
+            if not warning:
+                raise exc
+            self.session.diagnostics = [*self.session.diagnostics, ("Warning", exc.code, exc.message)]
+            return
+        handler, mark = found
+        saved = self.handlers
+        outside = next(k for k, (_, m) in enumerate(saved) if m is mark)
+        self.handlers = saved[:outside]
+        self.handled.append(exc)
+        try:
+            await self.run(handler.steps)
+        except SQLError as escaped:
+            escaped.handlers_outside = min(outside, getattr(escaped, "handlers_outside", outside))
+            raise
+        finally:
+            self.handlers = saved
+            self.handled.pop()
+        if handler.text == "EXIT":
+            raise _Leave(mark)
+
+    def cursor(self, name: str) -> _Cursor:
+        found = self.cursors.get(name.lower())
+        if found is None:
+            raise SQLError(ER_SP_CURSOR_MISMATCH, name)
+        return found
+
+    async def cursor_step(self, step: routines.Step) -> None:
+        """OPEN (its SELECT run with the variables' values then, its rows kept), FETCH (the next
+        row into the variables; NOT FOUND past the last), CLOSE: MariaDB's 1325 / 1326 / 1328."""
+        cursor = self.cursor(step.label)
+        if step.kind == "open":
+            if cursor.rows is not None:
+                raise SQLError(ER_SP_CURSOR_ALREADY_OPEN)
+            result = await self.session.execute(self.bound(cursor.text))
+            cursor.rows, cursor.types, cursor.at = list(result.rows), result.column_types, 0
+            return
+        if cursor.rows is None:
+            raise SQLError(ER_SP_CURSOR_NOT_OPEN)
+        if step.kind == "close":
+            cursor.rows = None
+        elif cursor.at >= len(cursor.rows):
+            raise SQLError(ER_SP_FETCH_NO_DATA)
+        else:
+            row = cursor.rows[cursor.at]
+            cursor.at += 1
+            if len(row) != len(step.names):
+                raise SQLError(ER_SP_WRONG_NO_OF_FETCH_ARGS)
+            self.assign_row(step.names, row, cursor.types)
+
+    async def holds(self, condition: str) -> bool:
+        return _true((await self.evaluate([condition]))[0][0])
+
     async def run(self, steps: list[routines.Step]) -> None:
-        session = self.session
-        for step in steps:
-            if step.kind == "declare":
-                value = (await self.evaluate([step.default]))[0] if step.default is not None else (None, "NULL")
-                for name in step.names:
-                    self.declare(name.lower(), step.type, value)
-            elif step.kind == "set":
-                found = await self.evaluate([text for _, text in step.assignments])
-                for (name, _), value in zip(step.assignments, found, strict=True):
-                    if name.lower() not in self.values:
-                        await session.execute(f"SET {name} = {value[1]}")  # (a session variable)
-                    else:
-                        self.assign(name.lower(), value)
-            elif step.kind == "if":
-                for condition, branch in step.branches:
-                    if condition is None or _true((await self.evaluate([condition]))[0][0]):
-                        await self.run(branch)
-                        break
-            elif step.kind == "select_into":
-                await self.select_into(step)
-            else:
-                result = await session.execute(self.bound(step.text))
-                if getattr(result, "columns", None):
-                    session.send_more_result(result)
+        """A block's steps, each variable it DECLAREs in scope until it ends (hiding an outer one
+        of the same name meanwhile)."""
+        hidden: dict[str, tuple[tuple[Any, str], str] | None] = {}
+        hidden_cursors: dict[str, _Cursor | None] = {}
+        mark, handled = object(), len(self.handlers)  # (an EXIT handler's LEAVE of this block)
+        try:
+            for step in steps:
+                if step.kind == "declare":
+                    for name in step.names:
+                        key = name.lower()
+                        if key not in hidden:
+                            hidden[key] = (self.values[key], self.types[key]) if key in self.values else None
+                elif step.kind == "cursor":
+                    key = step.names[0].lower()
+                    hidden_cursors.setdefault(key, self.cursors.get(key))
+                    self.cursors[key] = _Cursor(step.text)
+                    continue
+                elif step.kind == "handler":
+                    self.handlers.append((step, mark))
+                    continue
+                try:
+                    await self.run_step(step)
+                except SQLError as exc:
+                    if not self.handlers:
+                        raise
+                    await self.handle(exc)
+        except _Leave as leave:
+            if leave.label is not mark:
+                raise
+        finally:
+            del self.handlers[handled:]
+            for key, cursor in hidden_cursors.items():
+                if cursor is None:
+                    self.cursors.pop(key, None)
                 else:
-                    self.affected += getattr(result, "affected_rows", 0) or 0
+                    self.cursors[key] = cursor
+            for key, kept in hidden.items():
+                if kept is None:
+                    self.values.pop(key, None)
+                    self.types.pop(key, None)
+                else:
+                    self.values[key], self.types[key] = kept
+
+    async def run_step(self, step: routines.Step) -> None:
+        session = self.session
+        kind = step.kind
+        if kind == "declare":
+            value = (await self.evaluate([step.default]))[0] if step.default is not None else (None, "NULL")
+            for name in step.names:
+                self.declare(name.lower(), step.type, value)
+        elif kind == "set":
+            found = await self.evaluate([text for _, text in step.assignments])
+            for (name, _), value in zip(step.assignments, found, strict=True):
+                if name.lower() not in self.values:
+                    await session.execute(f"SET {name} = {value[1]}")  # (a session variable)
+                else:
+                    self.assign(name.lower(), value)
+        elif kind == "if":
+            for condition, branch in step.branches:
+                if condition is None or await self.holds(condition):
+                    await self.run(branch)
+                    break
+        elif kind == "case":
+            await self.run(await self.chosen(step))
+        elif kind == "block":
+            try:
+                await self.run(step.steps)
+            except _Leave as leave:
+                if leave.label != step.label.lower():
+                    raise
+        elif kind in ("while", "repeat", "loop"):
+            await self.loop(step)
+        elif kind == "leave":
+            raise _Leave(step.label.lower())
+        elif kind == "iterate":
+            raise _Iterate(step.label.lower())
+        elif kind == "select_into":
+            await self.select_into(step)
+        elif kind in ("open", "fetch", "close"):
+            await self.cursor_step(step)
+        elif kind == "signal":  # (its values as the literals `server.conditions` reads)
+            await session.execute(routines.bind(step.text, {name: _plain_literal(raw)
+                                                            for name, (raw, _) in self.values.items()}))
+        elif kind == "resignal":
+            if not self.handled:
+                await session.execute("RESIGNAL")  # (MariaDB's 1645: no handler is active)
+            raise self.handled[-1]
+        else:
+            result = await session.execute(self.bound(step.text))
+            if getattr(result, "columns", None):
+                session.send_more_result(result)
+            else:
+                self.affected += getattr(result, "affected_rows", 0) or 0
+
+    async def chosen(self, step: routines.Step) -> list[routines.Step]:
+        """The branch a CASE statement takes: the first WHEN whose value equals the CASE's (or
+        whose condition holds), else ELSE's; MariaDB's 1339 without ELSE. One CASE expression of
+        the engine chooses, evaluating the value once."""
+        whens = [when for when, _ in step.branches if when is not None]
+        head = f"CASE ({step.text}) " if step.text else "CASE "
+        choice = head + " ".join(f"WHEN ({when}) THEN {n}" for n, when in enumerate(whens, 1)) + " ELSE 0 END"
+        found = (await self.evaluate([choice]))[0][0]
+        if found:
+            return step.branches[int(found) - 1][1]
+        if step.branches[-1][0] is None:
+            return step.branches[-1][1]
+        raise SQLError(ER_SP_CASE_NOT_FOUND)
+
+    async def loop(self, step: routines.Step) -> None:
+        """WHILE (its condition before each round), REPEAT (UNTIL after each round) or LOOP,
+        until LEAVE of its label; ITERATE of its label starts the next round. Each round passes
+        the session's interruption point: a loop runs until KILL QUERY or max_statement_time
+        ends it, as MariaDB's, and never holds the event loop."""
+        label = step.label.lower()
+        while True:
+            await self.session.interruption_point()
+            if step.kind == "while" and not await self.holds(step.text):
+                return
+            try:
+                await self.run(step.steps)
+            except _Leave as leave:
+                if leave.label != label:
+                    raise
+                return
+            except _Iterate as again:
+                if again.label != label:
+                    raise
+                continue
+            if step.kind == "repeat" and await self.holds(step.text):
+                return
+
+
+_UNHANDLED = (ER_QUERY_INTERRUPTED.code, ER_STATEMENT_TIMEOUT.code, ER_NOT_SUPPORTED_YET.code)
+
+
+@dataclass
+class _Cursor:
+    text: str  # its SELECT
+    rows: list | None = None  # None while closed
+    types: list = field(default_factory=list)
+    at: int = 0  # the next row FETCH takes
+
+
+class _Jump(Exception):
+    """LEAVE's and ITERATE's way out of the steps up to their label's block or loop (no error)."""
+
+    def __init__(self, label: str | object):
+        super().__init__(label)
+        self.label = label  # lower-case (an EXIT handler's: its block's mark)
+
+
+class _Leave(_Jump):
+    """LEAVE label: the block or loop of that label ends."""
+
+
+class _Iterate(_Jump):
+    """ITERATE label: the loop of that label starts its next round."""
 
 
 def literal_text(text: str) -> str:
@@ -192,6 +430,15 @@ def _literal_of(value: Any, kind: Any) -> str:
     if value is None:
         return "NULL"
     return using_literal(value, getattr(kind, "type", FieldType.VAR_STRING), getattr(kind, "charset", 0))
+
+
+def _plain_literal(value: Any) -> str:
+    """A variable's value as a plain literal (a string quoted, without character set)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).decode(errors="replace")
+    return literal_text(value) if isinstance(value, str) else str(value)
 
 
 def _true(value: Any) -> bool:
@@ -227,7 +474,7 @@ async def call(session: ClientSession, sql: str, keyword: str) -> Any:
         await frame.run(steps)
     for pname, variable in targets:
         session.user_vars[variable] = frame.values[pname][0]
-    return OK(frame.affected)
+    return OK(frame.affected, warnings=len(session.diagnostics))  # (its last statement's, as MariaDB's)
 
 
 async def _bound(session: ClientSession, routine: routines.Routine, schema: str,

@@ -771,6 +771,14 @@ class ClientSession(asyncio.Protocol):
         if self.engine_session is not None:
             self.engine_session.clear_interrupt()
 
+    async def interruption_point(self) -> None:
+        """Where a stored procedure's loop passes each round: other tasks run (a KILL QUERY or
+        the statement's time limit arrives), then the statement fails with 1317 (1969: see
+        `run_statement`) once either ended it."""
+        await asyncio.sleep(0)
+        if self._query_killed:
+            raise SQLError(ER_QUERY_INTERRUPTED)
+
     def kill_query(self) -> None:
         """KILL QUERY: the running statement fails with ER_QUERY_INTERRUPTED -- at once when it
         runs in a role (cancelled), else (engine, role.commit) when it reaches the next
@@ -1725,6 +1733,14 @@ class ClientSession(asyncio.Protocol):
         if first == "CREATE" or first == "DROP":  # a routine's automatic grants (automatic_sp_privileges)
             routines.after_ddl(self, sql)
         return result
+
+    def evaluate_now(self, sql: str) -> Any:
+        """`evaluate_select`'s Result answered on the loop at once, where nothing but the engine
+        answers `sql` (`_loop_answers`, `engine Session.select_now`); else None (then
+        `evaluate_select` runs it). A stored procedure's conditions and SETs in a loop take it."""
+        if not self._loop_answers(sql, None):
+            return None
+        return self.engine_session.select_now(sql)
 
     async def evaluate_select(self, sql: str) -> Any:
         """A SELECT of expressions (a SET's, an EXECUTE's USING values) run by the engine after

@@ -74,12 +74,76 @@ def test_body_steps_and_bound_variables():
     # a name as a plain identifier is bound; a column of a table, a function and a user variable are not
     assert routines.bind("UPDATE t SET a = x WHERE t.x = x AND @x = 1 AND x(1)", {"x": "NAME_CONST('x',5)"}) == \
         "UPDATE t SET a = NAME_CONST('x',5) WHERE t.x = NAME_CONST('x',5) AND @x = 1 AND x(1)"
+    # a column MariaDB's grammar names where no variable stands is not bound
+    x = {"x": "X", "n": "N"}
+    assert routines.bind("INSERT INTO t (x, n) VALUES (x, n + 1) ON DUPLICATE KEY UPDATE n = x, a = n", x) == \
+        "INSERT INTO t (x, n) VALUES (X, N + 1) ON DUPLICATE KEY UPDATE n = X, a = N"
+    assert routines.bind("UPDATE t SET x = n, a = (x = 1) WHERE n = x", x) == "UPDATE t SET x = N, a = (X = 1) WHERE N = X"
+    assert routines.bind("INSERT t SET n = x", x) == "INSERT t SET n = X"
+    assert routines.bind("SELECT x AS n, n = x FROM t", x) == "SELECT X AS n, N = X FROM t"
+    assert routines.bind("REPLACE INTO t SELECT x, n FROM u", x) == "REPLACE INTO t SELECT X, N FROM u"
     into = routines.body_steps("BEGIN SELECT a, s INTO v, w FROM t WHERE id = (SELECT 1); SELECT 1 INTO @u; END")
     assert [(s.kind, s.text, s.names) for s in into] == [
         ("select_into", "SELECT a, s FROM t WHERE id = (SELECT 1)", ["v", "w"]), ("sql", "SELECT 1 INTO @u", [])]
     with pytest.raises(SQLError) as e:
-        routines.body_steps("BEGIN WHILE 1 DO SELECT 1; END WHILE; END")
+        routines.body_steps("BEGIN DECLARE c CURSOR (p INT) FOR SELECT p; OPEN c(1); END")
     assert e.value.code == 1235
+
+
+def test_loops_case_and_blocks_as_steps():
+    body = ("BEGIN DECLARE i INT DEFAULT 0; l: WHILE i < (SELECT CASE WHEN 1 THEN 3 END) DO SET i = i + 1;"
+            " IF CASE i WHEN 2 THEN 1 END THEN ITERATE l; END IF; b: BEGIN DECLARE i INT DEFAULT 5; LEAVE L;"
+            " END b; END WHILE l; REPEAT SET i = i - 1; UNTIL i <= CASE WHEN i THEN 0 END END REPEAT;"
+            " CASE i WHEN 0 THEN SELECT 'zero'; WHEN 1 THEN BEGIN END; ELSE SELECT i; END CASE; END")
+    declare, loop, repeat, case = routines.body_steps(body)
+    assert (loop.kind, loop.label, loop.text) == ("while", "l", "i < (SELECT CASE WHEN 1 THEN 3 END)")
+    assert [s.kind for s in loop.steps] == ["set", "if", "block"]
+    assert loop.steps[1].branches[0][0] == "CASE i WHEN 2 THEN 1 END"
+    assert [(s.kind, s.label) for s in loop.steps[1].branches[0][1] + loop.steps[2].steps] == [
+        ("iterate", "l"), ("declare", ""), ("leave", "L")]
+    assert (repeat.kind, repeat.text) == ("repeat", "i <= CASE WHEN i THEN 0 END")
+    assert (case.kind, case.text, [when for when, _ in case.branches]) == ("case", "i", ["0", "1", None])
+    cursor, handler, *rest = routines.body_steps(
+        "BEGIN DECLARE c CURSOR FOR SELECT a FROM t; DECLARE EXIT HANDLER FOR SQLSTATE VALUE '02000', NOT FOUND"
+        " BEGIN SELECT 1; END; OPEN c; FETCH NEXT FROM c INTO x, y; FETCH c INTO z; CLOSE c; END")
+    assert (cursor.kind, cursor.names, cursor.text) == ("cursor", ["c"], "SELECT a FROM t")
+    assert (handler.kind, handler.text, handler.steps[0].kind) == ("handler", "EXIT", "block")
+    assert [(s.kind, s.label, s.names) for s in rest] == [
+        ("open", "c", []), ("fetch", "c", ["x", "y"]), ("fetch", "c", ["z"]), ("close", "c", [])]
+    # a handler of another condition, RESIGNAL with a condition, FOR are parsed (their labels
+    # checked) and refused at CALL
+    handler, = routines.body_steps("BEGIN DECLARE CONTINUE HANDLER FOR NOT FOUND, SQLEXCEPTION, 1062,"
+                                   " SQLSTATE '23000' SET x = 1; END")
+    assert handler.names == ["NOT FOUND", "SQLEXCEPTION", "1062", "SQLSTATE 23000"]
+    for refused in ("BEGIN DECLARE CONTINUE HANDLER FOR NOT FOUND, SQLWARNING BEGIN SELECT 1; END;"
+                    " SELECT 2; END", "BEGIN RESIGNAL SQLSTATE '45000'; END", "FOR r IN (SELECT 1 AS a) DO SELECT r.a; END FOR"):
+        routines.check_body(refused, "PROCEDURE")
+        with pytest.raises(SQLError) as e:
+            routines.body_steps(refused)
+        assert e.value.code == 1235
+    routines.check_body("FOR i IN 1..3 DO SELECT i; END FOR", "PROCEDURE")  # (not read by the lexer: made)
+
+
+@pytest.mark.parametrize(("body", "code", "message"), [
+    ("BEGIN l1: LOOP LEAVE l1; END LOOP l2; END", 1310, "End-label l2 without match"),
+    ("b: BEGIN SELECT 1; END c", 1310, "End-label c without match"),
+    ("BEGIN l1: LOOP l1: LOOP LEAVE l1; END LOOP; END LOOP; END", 1309, "Redefining label l1"),
+    ("BEGIN LEAVE nowhere; END", 1308, "LEAVE with no matching label: nowhere"),
+    ("b: BEGIN ITERATE b; END", 1308, "ITERATE with no matching label: b"),
+    ("BEGIN a: BEGIN SELECT 1; END a; LEAVE a; END", 1308, "LEAVE with no matching label: a"),
+    ("BEGIN l: LOOP BEGIN DECLARE EXIT HANDLER FOR SQLEXCEPTION LEAVE l; END; END LOOP; END", 1308,
+     "LEAVE with no matching label: l"),
+    ("BEGIN SELECT 1; RETURN 1; END", 1313, "RETURN is only allowed in a FUNCTION"),
+    ("BEGIN DECLARE x INT; DECLARE y, X INT; END", 1331, "Duplicate variable: X"),
+    ("BEGIN WHILE 0 DO SELECT 1; END WHILE w; END", 1064, "near 'w; END' at line 1"),
+    ("BEGIN c: SELECT 'a'; END", 1064, "near 'SELECT 'a'; END' at line 1"),
+    ("BEGIN SELECT 1;\n DECLARE x INT; END", 1064, "near 'DECLARE x INT; END' at line 2"),
+    ("BEGIN LOOP END LOOP; END", 1064, "near 'END LOOP; END' at line 1"),
+])
+def test_label_errors_at_create(body, code, message):
+    with pytest.raises(SQLError) as e:
+        routines.check_body(body, "PROCEDURE")
+    assert (e.value.code, e.value.message if code != 1064 else e.value.message[-len(message):]) == (code, message)
 
 
 async def test_name_const_of_a_string_as_mariadbs_binlog_writes_it(engine, db):
