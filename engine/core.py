@@ -787,6 +787,8 @@ class Engine:
                 raise SQLError(ER_UNKNOWN_ERROR, f"engine commit failed: {exc}") from None
             self._torn = ([t for t in targets if t not in committed], statements, dict(meta))
             targets = committed
+            for schema in committed:  # (their counters as the group left them: the rerun skips their statements)
+                self._w_load_tops(schema)
             if self.synchronous != "FULL":
                 self._unsynced.update(committed)
         self._seq = seq
