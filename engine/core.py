@@ -130,8 +130,10 @@ MariaDB hands them out (`engine.autoinc`: an ignored row's id goes to the next r
 table's largest id a row took or gave (`StatementIds.top`, raised to its rows' MAX wherever ids
 are written otherwise: UPDATE of the column, multi-table writes, triggers) is kept in its file's
 `__engine_autoinc`, written by the next commit of that file (in the same SQLite transaction
-as the rows it covers: a table's rows and its counter live in one file), or by a clean close:
-at open a table counts on past it, as InnoDB's persistent counter does (MariaDB 10.2's
+as the rows it covers: a table's rows and its counter live in one file) unless every statement
+of the group was an INSERT that wrote all its rows (its ids are in rows: MAX + 1 finds them, and
+a group that deletes one writes the counter), or by a clean close: at open a table counts on
+past the larger of it and its rows' MAX, as InnoDB's persistent counter does (MariaDB 10.2's
 MDEV-6076). So a committed row's id is never handed out again, after a restart or a crash, even
 once the row is deleted; an id of a rolled-back statement is not either once such a commit or
 close followed it. TRUNCATE, ALTER TABLE ... AUTO_INCREMENT = n and DROP start a table's counter
@@ -304,6 +306,10 @@ class Engine:
         self._auto_dirty: set[tuple[str, str]] = set()
         self._auto_reset: set[tuple[str, str]] = set()
         self._auto_unsure: set[tuple[str, str]] = set()
+        # every statement of the open group was an INSERT that wrote all its rows (none failed,
+        # none was undone): every id it took is in a row, which MAX + 1 finds at open, so its
+        # commit need not write the raised counters (kept raised: the next other group writes them)
+        self._auto_in_rows = True
         self._touched: set[str] = set()
         self._pending_drops: list[tuple[str, Path]] = []
         self._seq = 0
@@ -758,13 +764,14 @@ class Engine:
                 conn.execute("BEGIN")
             for schema in targets:
                 self._w_store_meta(schema, rows)
-            tops = self._w_store_tops(targets) if self._auto_dirty or self._auto_unsure else []
+            tops = self._w_store_tops(targets) if self._auto_reset or not self._auto_in_rows else []
             if self._unsynced and (len(targets) > 1 or self._unsynced != set(targets)):
                 self._w_sync()  # what a power loss may undo stays one suffix of the groups
             conn.execute("COMMIT")
             self._began = self._lost = False
             for schema in targets:
                 self._stored_meta[schema] = rows
+            self._auto_in_rows = True
             for key, top in tops:
                 self._auto_dirty.discard(key)
                 self._auto_reset.discard(key)
@@ -831,7 +838,8 @@ class Engine:
 
     def _w_store_tops(self, targets: list[str]) -> list[tuple[tuple[str, str], int | None]]:
         """The counters of the tables in `targets`' files that changed since those files' last
-        commit, written in the open transaction (so a table's counter is as durable as its rows):
+        commit, written in the open transaction (so a table's counter is as durable as its rows;
+        a group whose ids are all in its rows, `_auto_in_rows`, writes only those started again):
         a table started again (`_auto_reset`) loses its row first; a counter never goes down
         otherwise. Returns what was written (None: removed), for after the commit."""
         conn = self._wconn
@@ -841,7 +849,7 @@ class Engine:
                 self._w_recount(key)
             self._auto_unsure.discard(key)
         written = []
-        for key in [k for k in self._auto_dirty if k[0] in targets]:
+        for key in [k for k in self._auto_dirty if k[0] in targets and (k in self._auto_reset or not self._auto_in_rows)]:
             s = quote_ident(key[0])
             if key in self._auto_reset:
                 conn.execute(f"DELETE FROM {s}.{AUTOINC_TABLE} WHERE name = ?", (key[1],))
@@ -978,6 +986,7 @@ class Engine:
         self._auto_stale = set(self._auto)
         self._auto_top = dict(self._auto_saved)
         self._auto_dirty, self._auto_reset, self._auto_unsure = set(), set(), set()
+        self._auto_in_rows = True
         self._w_fk_install()
 
     def _w_fk_install(self) -> None:
@@ -1167,6 +1176,7 @@ class Engine:
             if not commit:
                 conn.execute("ROLLBACK TO txn")
                 self._w_fk_after_rollback()
+                self._auto_in_rows = False  # (ids its rows took are gone with them)
             if release or not commit:
                 conn.execute("RELEASE txn")
             self._sp_open = False
@@ -1180,6 +1190,7 @@ class Engine:
             raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name) from None
         if kind == "rollback_to":
             self._w_fk_after_rollback()
+            self._auto_in_rows = False
         # logged for every file (target None): a redo re-runs it with the statements it undoes
         self._txn_log.append([None, *log, None, False])
 
@@ -1290,6 +1301,7 @@ class Engine:
                 self._touched.update(self._fk.cascade(self._wconn))
                 self._wconn.execute("RELEASE __fk")
         except (*SQLITE_INPUT_ERRORS, SQLError) as exc:
+            self._auto_in_rows = False  # (ids it took may be in no row)
             self._fk.discard_notes()
             if guard and self._wconn.in_transaction:
                 self._wconn.execute("ROLLBACK TO __fk")
@@ -1313,6 +1325,9 @@ class Engine:
             if affected <= 0:
                 first = None
         self._touched.add(plan.target[0])
+        if self._auto_in_rows and (plan.ignore or plan.upsert or plan.replaces or plan.trigger_writes or multi is not None
+                                   or not plan.sql.startswith("INSERT")):
+            self._auto_in_rows = False  # (it may remove rows, or leave ids in none)
         # (a torn group's rerun: its sql_mode last, when not the default's)
         self._txn_log.append([plan.target[0], *log, first, False] + ([] if sql_mode is None else [sql_mode]))
         if plan.auto_dirty:  # (ids the statement's rows gave: the counter and its top from the rows now)
@@ -1804,6 +1819,7 @@ class Engine:
 
     def _w_ddl(self, action: DdlAction, log: tuple) -> None:
         self._w_end(True)  # the implicit commit of the open transaction
+        self._auto_in_rows = False
         self._fk.drop(self._wconn)  # (SQLite's ALTER ... RENAME checks every trigger)
         try:
             self._w_ddl_apply(action)
