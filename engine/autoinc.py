@@ -20,6 +20,9 @@ The rules (sql/handler.cc `handler::update_auto_increment`, `restore_auto_increm
 - A row left out by IGNORE, or that updated a row instead (ON DUPLICATE KEY UPDATE), gives its
   id back: the statement's next row takes it.
 - The counter never goes back: ids of a failed or rolled-back statement are not reused.
+- What survives a restart is the largest id a row took or gave (`top`), as InnoDB keeps it in the
+  clustered index's root page (MDEV-6076, `btr_write_autoinc`, written with each row it inserts,
+  kept when the row fails or is rolled back), not the intervals reserved past it.
 On a replica the first id is the binlog's (`forced`): the rows count on from it, unreserved.
 """
 
@@ -32,14 +35,16 @@ _UNBOUNDED = 1 << 64
 class StatementIds:
     """One statement's ids: `take()` before a row that leaves its id to AUTO_INCREMENT,
     `given(value)` before a row with its own, `done(written)` after each row; `counter` is the
-    table's next id, `first` the statement's first id handed out (the binlog's INSERT_ID)."""
+    table's next id, `first` the statement's first id handed out (the binlog's INSERT_ID), `top`
+    the largest id a row took or gave (0 before any)."""
 
-    __slots__ = ("counter", "first", "_estimate", "_forced", "_next", "_end", "_left", "_intervals",
+    __slots__ = ("counter", "first", "top", "_estimate", "_forced", "_next", "_end", "_left", "_intervals",
                  "_before", "_row", "_back")
 
     def __init__(self, counter: int, estimate: int, forced: int | None = None):
         self.counter = counter
         self.first: int | None = None
+        self.top = 0
         self._estimate = estimate  # the VALUES list's rows; 0 for INSERT ... SELECT
         self._forced = forced
         self._next = 0  # the statement's next id; 0 before its first interval
@@ -66,12 +71,16 @@ class StatementIds:
             self.counter = self._end
         self._row = self._back = self._next
         self._next += 1
+        if self._row > self.top:
+            self.top = self._row
         if self.first is None:
             self.first = self._row
         return self._row
 
     def given(self, value: int) -> None:
         self._before, self._row, self._back = self._next, value, 0
+        if value > self.top:
+            self.top = value
         if self._next and value >= self._next:
             self._next = value + 1
 

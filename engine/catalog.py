@@ -497,6 +497,14 @@ class Table:
 
     # --- MySQL views ------------------------------------------------------------------------
 
+    def clustered_key(self) -> Index | None:
+        """The key InnoDB clusters the rows by: the primary key, else the first UNIQUE key of
+        NOT NULL columns (None: its hidden row id, in insertion order)."""
+        if self.primary is not None:
+            return self.primary
+        return next((i for i in self.indexes if i.unique and all(
+            (col := self.column(name)) is not None and not col.nullable for name in i.columns)), None)
+
     def show_create(self, auto_increment: int | None = None) -> str:
         """SHOW CREATE TABLE's text; `auto_increment`: the id the next row would get (shown as
         AUTO_INCREMENT=n when above 1, as MariaDB shows it)."""
@@ -1367,6 +1375,7 @@ class TableOptions:
     row_format: str | None = None
     comment: str | None = None
     kept: dict[str, str | None] = field(default_factory=dict)  # `KEPT_OPTIONS` given (None: to its default)
+    algorithm: str | None = None  # ALTER TABLE's ALGORITHM= (COPY, INPLACE, NOCOPY, INSTANT, DEFAULT)
 
 
 # The table options MariaDB keeps (SHOW CREATE TABLE, TABLES.CREATE_OPTIONS, so mariadb-dump)
@@ -1447,6 +1456,8 @@ def parse_table_options(cur: TokenCursor) -> TableOptions:
             options.row_format = "" if str(value).upper() == "DEFAULT" else str(value).upper()
         elif word == "COMMENT":
             options.comment = str(value)
+        elif word == "ALGORITHM":
+            options.algorithm = str(value).upper()
         elif word in KEPT_OPTIONS or word == "TABLE_CHECKSUM":
             name = "CHECKSUM" if word == "TABLE_CHECKSUM" else word
             try:

@@ -124,10 +124,20 @@ file after the next commit_group.
 
 (A dropped database's file is marked in that commit, so a file that outlives it is deleted at open.)
 
-Auto-increment ids are handed out by the engine (per-table counters, never reused within a run,
-restarted from MAX(id)+1 at open, like InnoDB before 8.0), row by row as MariaDB hands them out
-(`engine.autoinc`: an ignored row's id goes to the next row), so `StatementContext.insert_id`
-reproduces the master's ids on a replica, ours or MariaDB's. NOW() and friends are the statement's timestamp (UTC),
+Auto-increment ids are handed out by the engine (per-table counters, never reused), row by row as
+MariaDB hands them out (`engine.autoinc`: an ignored row's id goes to the next row), so
+`StatementContext.insert_id` reproduces the master's ids on a replica, ours or MariaDB's. Each
+table's largest id a row took or gave (`StatementIds.top`, raised to its rows' MAX wherever ids
+are written otherwise: UPDATE of the column, multi-table writes, triggers) is kept in its file's
+`__engine_autoinc`, written by the next commit of that file (in the same SQLite transaction
+as the rows it covers: a table's rows and its counter live in one file) unless every statement
+of the group was an INSERT that wrote all its rows (its ids are in rows: MAX + 1 finds them, and
+a group that deletes one writes the counter), or by a clean close: at open a table counts on
+past the larger of it and its rows' MAX, as InnoDB's persistent counter does (MariaDB 10.2's
+MDEV-6076). So a committed row's id is never handed out again, after a restart or a crash, even
+once the row is deleted; an id of a rolled-back statement is not either once such a commit or
+close followed it. TRUNCATE, ALTER TABLE ... AUTO_INCREMENT = n and DROP start a table's counter
+again (`DdlAction.reset_auto`); RENAME carries it (`DdlAction.moved_auto`). NOW() and friends are the statement's timestamp (UTC),
 `StatementContext.timestamp` when replaying.
 """
 
@@ -152,7 +162,7 @@ from engine import autoinc, fixedbin, functions, infoschema, multiwrite, system_
 from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
 from engine.concurrency import Handover, Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
-from engine.ddl import VIEW_NAME_ERRORS, DdlAction, missing_routine
+from engine.ddl import VIEW_NAME_ERRORS, CopyStore, DdlAction, missing_routine
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error, parsing
 from engine.exact import plan_kind
 from engine.foreign_keys import FkTriggers, fk_error
@@ -198,6 +208,7 @@ MAIN_FILE = "__engine__.sqlite"
 _ROWID_MAX = (1 << 63) - 1  # an integer primary key is SQLite's rowid
 META_TABLE = "__engine_meta"
 CATALOG_TABLE = "__engine_catalog"
+AUTOINC_TABLE = "__engine_autoinc"  # per schema file: lower(table) -> the largest id its rows took
 SEQ_KEY = "__seq"
 REDO_KEY = "__redo"
 DROPPED_KEY = "__dropped"
@@ -285,6 +296,20 @@ class Engine:
         self._accesses: dict[tuple[str, int], tuple[tuple, tuple]] = {}
         self._auto: dict[tuple[str, str], int] = {}  # next AUTO_INCREMENT id per (schema, lower(table))
         self._auto_stale: set[tuple[str, str]] = set()
+        # the largest id a row took or gave per table (`autoinc.StatementIds.top`), what the
+        # files' AUTOINC_TABLE holds of it, the tables whose value differs from the file's (or
+        # that `_auto_reset` starts again there), written by their file's next commit, and the
+        # tables whose rows may hold ids beyond it (multi-table writes, triggers: counted again
+        # before that commit)
+        self._auto_top: dict[tuple[str, str], int] = {}
+        self._auto_saved: dict[tuple[str, str], int] = {}
+        self._auto_dirty: set[tuple[str, str]] = set()
+        self._auto_reset: set[tuple[str, str]] = set()
+        self._auto_unsure: set[tuple[str, str]] = set()
+        # every statement of the open group was an INSERT that wrote all its rows (none failed,
+        # none was undone): every id it took is in a row, which MAX + 1 finds at open, so its
+        # commit need not write the raised counters (kept raised: the next other group writes them)
+        self._auto_in_rows = True
         self._touched: set[str] = set()
         self._pending_drops: list[tuple[str, Path]] = []
         self._seq = 0
@@ -315,6 +340,7 @@ class Engine:
         self._unsynced: set[str] = set()
         self.repaired: list[str] = []  # files brought up to the last group at open (torn commit)
         self._fk = FkTriggers()  # the writer connection's foreign key triggers
+        self._copy_store = CopyStore()  # ALTER TABLE's values stored in a column's new type
         self._triggers_on = TriggerSwitch()  # whether the files' user triggers fire (`engine.triggers`)
         self._fk_in_txn = False  # they were (re)installed inside the open SQLite transaction
         self._uncheckpointed = 0  # groups committed since the writer's last WAL checkpoint
@@ -365,6 +391,7 @@ class Engine:
         self._wconn_.execute("PRAGMA wal_autocheckpoint=0")
         self._fk.register(self._wconn_)
         self._triggers_on.register(self._wconn_)
+        self._copy_store.register(self._wconn_)
         self._w_ensure_tables("main")
         metas = {"main": self._w_read_meta("main")}
         for path in sorted(self.datadir.glob("*.sqlite")):
@@ -376,6 +403,7 @@ class Engine:
             self._w_evict(ATTACH_LIMIT - 1, keep={name})  # (no transaction is open: any file may go)
             if DROPPED_KEY in metas[name]:
                 del metas[name]
+                self._forget_counters(name)
                 self._pending_drops.append((name, path))
                 self.schemas = {k: v for k, v in self.schemas.items() if k != name}
                 self.catalog = {k: v for k, v in self.catalog.items() if k != name}
@@ -399,6 +427,7 @@ class Engine:
         if self._wconn_ is not None:
             if self._wconn_.in_transaction:
                 self._wconn_.execute("ROLLBACK")
+            self._w_close_tops()
             self._wconn_.close()
             self._wconn_ = None
 
@@ -416,6 +445,7 @@ class Engine:
         s = quote_ident(schema)
         self._wconn.execute(f"CREATE TABLE IF NOT EXISTS {s}.{META_TABLE} (k TEXT PRIMARY KEY, v TEXT)")
         self._wconn.execute(f"CREATE TABLE IF NOT EXISTS {s}.{CATALOG_TABLE} (name TEXT PRIMARY KEY, def TEXT)")
+        self._wconn.execute(f"CREATE TABLE IF NOT EXISTS {s}.{AUTOINC_TABLE} (name TEXT PRIMARY KEY, top INTEGER)")
 
     def _w_read_meta(self, schema: str) -> dict[str, str]:
         rows = self._wconn.execute(f"SELECT k, v FROM {quote_ident(schema)}.{META_TABLE}").fetchall()
@@ -432,6 +462,7 @@ class Engine:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"CREATE TABLE IF NOT EXISTS {META_TABLE} (k TEXT PRIMARY KEY, v TEXT)")
             conn.execute(f"CREATE TABLE IF NOT EXISTS {CATALOG_TABLE} (name TEXT PRIMARY KEY, def TEXT)")
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {AUTOINC_TABLE} (name TEXT PRIMARY KEY, top INTEGER)")
             conn.close()
         self._wconn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
         self._w_attached[name] = path
@@ -443,6 +474,20 @@ class Engine:
         self.catalog = {**self.catalog, name: tables}
         self.schemas = {**self.schemas, name: path}
         self._catalog_version += 1
+        self._w_load_tops(name)
+
+    def _w_load_tops(self, schema: str) -> None:
+        """The counters `schema`'s file keeps (AUTOINC_TABLE): each table counts on past its
+        largest id (checked against its rows at its next use, `_auto_stale`). A file attached
+        again holds what the engine had committed there: what is newer here stays."""
+        for name, top in self._wconn.execute(f"SELECT name, top FROM {quote_ident(schema)}.{AUTOINC_TABLE}"):
+            key = (schema, name)
+            self._auto_saved.setdefault(key, top)
+            if key in self._auto_reset or top <= self._auto_top.get(key, 0):
+                continue
+            self._auto_top[key] = top
+            self._auto[key] = max(self._auto.get(key, 1), top + 1)
+            self._auto_stale.add(key)
 
     def _w_evict(self, room: int, keep: set[str]) -> bool:
         """Detach least recently used files until at most `room` stay attached: never one in
@@ -719,12 +764,21 @@ class Engine:
                 conn.execute("BEGIN")
             for schema in targets:
                 self._w_store_meta(schema, rows)
+            tops = self._w_store_tops(targets) if self._auto_reset or not self._auto_in_rows else []
             if self._unsynced and (len(targets) > 1 or self._unsynced != set(targets)):
                 self._w_sync()  # what a power loss may undo stays one suffix of the groups
             conn.execute("COMMIT")
             self._began = self._lost = False
             for schema in targets:
                 self._stored_meta[schema] = rows
+            self._auto_in_rows = True
+            for key, top in tops:
+                self._auto_dirty.discard(key)
+                self._auto_reset.discard(key)
+                if top is None:
+                    self._auto_saved.pop(key, None)
+                else:
+                    self._auto_saved[key] = top
             if self.synchronous != "FULL":
                 self._unsynced.update(targets)
                 if durable:
@@ -740,6 +794,8 @@ class Engine:
                 raise SQLError(ER_UNKNOWN_ERROR, f"engine commit failed: {exc}") from None
             self._torn = ([t for t in targets if t not in committed], statements, dict(meta))
             targets = committed
+            for schema in committed:  # (their counters as the group left them: the rerun skips their statements)
+                self._w_load_tops(schema)
             if self.synchronous != "FULL":
                 self._unsynced.update(committed)
         self._seq = seq
@@ -779,6 +835,67 @@ class Engine:
         added = [(k, v) for k, v in rows.items() if k not in stored]
         if added:
             conn.executemany(f"INSERT OR REPLACE INTO {s}.{META_TABLE} (k, v) VALUES (?, ?)", added)
+
+    def _w_store_tops(self, targets: list[str]) -> list[tuple[tuple[str, str], int | None]]:
+        """The counters of the tables in `targets`' files that changed since those files' last
+        commit, written in the open transaction (so a table's counter is as durable as its rows;
+        a group whose ids are all in its rows, `_auto_in_rows`, writes only those started again):
+        a table started again (`_auto_reset`) loses its row first; a counter never goes down
+        otherwise. Returns what was written (None: removed), for after the commit."""
+        conn = self._wconn
+        for key in [k for k in self._auto_unsure if k[0] in targets]:
+            table = self.table(*key)
+            if table is not None and table.auto_column is not None:
+                self._w_recount(key)
+            self._auto_unsure.discard(key)
+        written = []
+        for key in [k for k in self._auto_dirty if k[0] in targets and (k in self._auto_reset or not self._auto_in_rows)]:
+            s = quote_ident(key[0])
+            if key in self._auto_reset:
+                conn.execute(f"DELETE FROM {s}.{AUTOINC_TABLE} WHERE name = ?", (key[1],))
+            top = self._auto_top.get(key)
+            if top is not None:
+                self._w_raise_stored(key[0], key[1], top)
+            written.append((key, top))
+        return written
+
+    def _w_close_tops(self) -> None:
+        """At a clean close, the ids that rolled-back statements took since their files' last
+        commit are kept too (as InnoDB keeps them: its counter is written with each row it tries),
+        raised only: a table started again by DDL the close rolled back keeps its row."""
+        raised = [(key[1], self._auto_top[key], key[0]) for key in self._auto_dirty
+                  if key in self._auto_top and key not in self._auto_reset and key[0] in self._w_attached]
+        if not raised:
+            return
+        conn = self._wconn
+        try:
+            conn.execute("BEGIN")
+            for name, top, schema in raised:
+                self._w_raise_stored(schema, name, top)
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:  # (the ids past the rows committed are what is lost)
+            log.warning("engine: the counters of rolled-back statements not kept: %s", exc)
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+
+    def _w_raise_stored(self, schema: str, name: str, top: int) -> None:
+        """`schema`'s AUTOINC_TABLE row of table `name` raised to `top` (made if missing)."""
+        self._wconn.execute(f"INSERT INTO {quote_ident(schema)}.{AUTOINC_TABLE} (name, top) VALUES (?, ?) "
+                            "ON CONFLICT (name) DO UPDATE SET top = max(top, excluded.top)", (name, top))
+
+    def _forget_counters(self, schema: str) -> None:
+        """Every counter of a dropped database (its file goes, with its AUTOINC_TABLE)."""
+        for data in (self._auto, self._auto_top, self._auto_saved):
+            for key in [k for k in data if k[0] == schema]:
+                del data[key]
+        for keys in (self._auto_stale, self._auto_dirty, self._auto_reset, self._auto_unsure):
+            keys.difference_update([k for k in keys if k[0] == schema])
+
+    def _w_top(self, key: tuple[str, str], top: int) -> None:
+        """A row of table `key` took or gave id `top`: its persisted counter covers it."""
+        if top > self._auto_top.get(key, 0):
+            self._auto_top[key] = top
+            self._auto_dirty.add(key)
 
     def _w_checkpoint(self) -> None:
         """Copy the WAL of every attached file into its database (PASSIVE: never waits for a
@@ -864,7 +981,12 @@ class Engine:
         self.catalog = catalog
         self._catalog_version += 1
         self._plans.clear()
-        self._auto.clear()
+        # the counters as the files have them: the group's ids were never committed
+        self._auto = {key: top + 1 for key, top in self._auto_saved.items()}
+        self._auto_stale = set(self._auto)
+        self._auto_top = dict(self._auto_saved)
+        self._auto_dirty, self._auto_reset, self._auto_unsure = set(), set(), set()
+        self._auto_in_rows = True
         self._w_fk_install()
 
     def _w_fk_install(self) -> None:
@@ -1054,6 +1176,7 @@ class Engine:
             if not commit:
                 conn.execute("ROLLBACK TO txn")
                 self._w_fk_after_rollback()
+                self._auto_in_rows = False  # (ids its rows took are gone with them)
             if release or not commit:
                 conn.execute("RELEASE txn")
             self._sp_open = False
@@ -1067,6 +1190,7 @@ class Engine:
             raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name) from None
         if kind == "rollback_to":
             self._w_fk_after_rollback()
+            self._auto_in_rows = False
         # logged for every file (target None): a redo re-runs it with the statements it undoes
         self._txn_log.append([None, *log, None, False])
 
@@ -1156,7 +1280,9 @@ class Engine:
                 affected = multiwrite.run(self._wconn, self._w_execute, multi, plan.sql, args, rand)
                 self._touched.update(multi.schemas)
                 if plan.auto_dirty:
-                    self._auto_stale.update((t.schema, t.name.lower()) for t in multi.targets)
+                    written = [(t.schema, t.name.lower()) for t in multi.targets]
+                    self._auto_stale.update(written)
+                    self._auto_unsure.update(written)
             else:
                 cur = self._w_execute(plan.sql, args)
                 if plan.returning is not None:  # RETURNING: the rows are read before the cascades
@@ -1175,6 +1301,7 @@ class Engine:
                 self._touched.update(self._fk.cascade(self._wconn))
                 self._wconn.execute("RELEASE __fk")
         except (*SQLITE_INPUT_ERRORS, SQLError) as exc:
+            self._auto_in_rows = False  # (ids it took may be in no row)
             self._fk.discard_notes()
             if guard and self._wconn.in_transaction:
                 self._wconn.execute("ROLLBACK TO __fk")
@@ -1193,15 +1320,28 @@ class Engine:
             numbered = max(affected, 0)  # (all numbered: no row is left out without IGNORE)
             self._auto[key] = max(self._auto[key], first + (numbered if forced is not None else
                                                            autoinc.select_reservation(numbered)))
+            if numbered:
+                self._w_top(key, first + numbered - 1)
             if affected <= 0:
                 first = None
         self._touched.add(plan.target[0])
+        if self._auto_in_rows and (plan.ignore or plan.upsert or plan.replaces or plan.trigger_writes or multi is not None
+                                   or not plan.sql.startswith("INSERT")):
+            self._auto_in_rows = False  # (it may remove rows, or leave ids in none)
         # (a torn group's rerun: its sql_mode last, when not the default's)
         self._txn_log.append([plan.target[0], *log, first, False] + ([] if sql_mode is None else [sql_mode]))
-        if plan.auto_dirty:
-            self._auto_stale.add((plan.target[0], plan.target[1].lower()))
+        if plan.auto_dirty:  # (ids the statement's rows gave: the counter and its top from the rows now)
+            key = (plan.target[0], plan.target[1].lower())
+            table = self.table(*plan.target)
+            if table is not None and table.auto_column is not None:
+                before = self._auto_top.get(key, 0)
+                self._w_recount(key)
+                if plan.sql.startswith("UPDATE") and self._auto_top.get(key, 0) > before:
+                    # (InnoDB's update_row keeps the id after the one an UPDATE raised it to)
+                    self._w_top(key, self._auto_top[key] + 1)
         if plan.trigger_writes:  # (ids the triggers wrote: the counters read again)
             self._auto_stale.update(plan.trigger_writes)
+            self._auto_unsure.update(plan.trigger_writes)
         if end:
             self._sp_done = True
         return affected, first, returned, inserted, last_row
@@ -1242,24 +1382,31 @@ class Engine:
 
     def _w_counter(self, plan: Plan) -> int:
         """The next AUTO_INCREMENT id of the plan's table."""
-        schema, name = plan.target
-        key = (schema, name.lower())
+        key = (plan.target[0], plan.target[1].lower())
         nxt = self._auto.get(key)
         if nxt is None or key in self._auto_stale:
-            table = self.table(schema, name)
-            assert table is not None and table.auto_column is not None
-            top = self._wconn.execute(
-                f"SELECT max({quote_ident(table.auto_column.name)}) FROM {quote_ident(schema)}.{quote_ident(table.name)}"
-            ).fetchone()[0]
-            nxt = max(nxt or 1, int(top or 0) + 1, table.auto_increment_start or 1)
-            self._auto_stale.discard(key)
-            self._auto[key] = nxt
+            nxt = self._w_recount(key)
+        return nxt
+
+    def _w_recount(self, key: tuple[str, str]) -> int:
+        """The next AUTO_INCREMENT id of table `key` checked against its rows: past their MAX
+        (which its persisted top covers too), at least the table's AUTO_INCREMENT=."""
+        table = self.table(*key)
+        assert table is not None and table.auto_column is not None
+        top = self._wconn.execute(
+            f"SELECT max({quote_ident(table.auto_column.name)}) FROM {quote_ident(key[0])}.{quote_ident(table.name)}"
+        ).fetchone()[0]
+        top = int(top or 0)
+        self._w_top(key, top)
+        nxt = max(self._auto.get(key) or 1, top + 1, table.auto_increment_start or 1)
+        self._auto_stale.discard(key)
+        self._auto[key] = nxt
         return nxt
 
     def auto_counter(self, schema: str, name: str) -> int | None:
         """The writer's AUTO_INCREMENT counter of `schema`.`name` (None before a statement used
-        it); at least MAX + 1 of the committed rows read with it. Called on any thread (a read of
-        the writer's dict, which its thread replaces entries of)."""
+        it or its file gave one at open); at least MAX + 1 of the committed rows read with it.
+        Called on any thread (a read of the writer's dict, which its thread replaces entries of)."""
         return self._auto.get((schema, name.lower()))
 
     def next_auto_increment(self, table: Table) -> int | None:
@@ -1295,6 +1442,7 @@ class Engine:
             if type(value) is int and (value or zero_is_value) and value <= _ROWID_MAX:
                 counter = self._w_counter(plan)  # (`StatementIds.given`, then `done(True)`)
                 self._auto[key] = value + 1 if value >= counter else counter
+                self._w_top(key, value)
                 return []
         ids = autoinc.StatementIds(self._w_counter(plan), len(plan.auto_slots), forced)
         generated: list[int] = []
@@ -1305,6 +1453,7 @@ class Engine:
                     generated.append(taken)
             ids.done(True)
         self._auto[key] = ids.counter
+        self._w_top(key, ids.top)
         return generated
 
     def _w_row_id(self, plan: Plan, args: list, slot: int, ids: autoinc.StatementIds, row: int,
@@ -1406,10 +1555,12 @@ class Engine:
                 conn.execute("RELEASE __rows")
             if counted:
                 self._auto[key] = max(self._auto.get(key, 1), ids.counter)
+                self._w_top(key, ids.top)
             raise
         conn.execute("RELEASE __rows")
         if counted:
             self._auto[key] = max(self._auto.get(key, 1), ids.counter)
+            self._w_top(key, ids.top)
         return affected, written_ids, ids.first, generated
 
     def _w_left_out(self, table: Table, columns: list[str], values: Sequence) -> tuple[str, int, str] | None:
@@ -1668,6 +1819,7 @@ class Engine:
 
     def _w_ddl(self, action: DdlAction, log: tuple) -> None:
         self._w_end(True)  # the implicit commit of the open transaction
+        self._auto_in_rows = False
         self._fk.drop(self._wconn)  # (SQLite's ALTER ... RENAME checks every trigger)
         try:
             self._w_ddl_apply(action)
@@ -1714,6 +1866,7 @@ class Engine:
             self.database_options = {k: v for k, v in self.database_options.items() if k != name}
             self._touched.discard(name)
             self._touched.add("main")
+            self._forget_counters(name)
             self._after_ddl([])
             return
         needed = {action.schema, *(t.schema for t in action.put), *(s for s, _ in action.delete),
@@ -1732,10 +1885,15 @@ class Engine:
                            for (row,) in conn.execute(fill.rows_sql()).fetchall())
             if nulls and action.strict:
                 raise SQLError(WARN_DATA_TRUNCATED, nulls[0][2], nulls[0][0])
+            if action.copied is not None:  # (MariaDB copies it: its OK counts the rows)
+                action.rows_copied = conn.execute(f"SELECT count(*) FROM {quote_ident(action.copied[0])}."
+                                                  f"{quote_ident(action.copied[1])}").fetchone()[0]
             action.warnings.extend(("Warning", WARN_DATA_TRUNCATED.code, WARN_DATA_TRUNCATED.format(name, row))
                                    for row, _, name in nulls)
+            self._copy_store.begin()
             for sql in action.sql:
                 conn.execute(sql)
+            action.warnings.extend(self._copy_store.warned())
             for child, fk in action.check_foreign_keys:
                 self._fk.check_existing(conn, child, fk)
             for schema, name in action.delete:
@@ -1786,7 +1944,7 @@ class Engine:
             kept.update((routine.key, routine) for routine in action.put_routines)
             self.routines = {**self.routines, action.schema: kept}
         self._touched.add(action.schema)
-        self._after_ddl(action.reset_auto, action.keep_auto)
+        self._after_ddl(action.reset_auto, action.keep_auto, action.moved_auto)
 
     def _w_put_triggers(self, action: DdlAction) -> dict[str, Trigger] | None:
         """The triggers of `action.schema` after the action (None: unchanged), written to its
@@ -1846,10 +2004,29 @@ class Engine:
                             (DATABASE_KEY, options.to_json()))
         self.database_options = {**self.database_options, name: options}
 
-    def _after_ddl(self, reset_auto, keep_auto=()) -> None:
-        for schema, name in reset_auto:
-            self._auto.pop((schema, name.lower()), None)
-            self._auto_stale.discard((schema, name.lower()))
+    def _after_ddl(self, reset_auto, keep_auto=(), moved_auto=()) -> None:
+        for schema, name in reset_auto:  # (started again: its file's row goes at the commit)
+            key = (schema, name.lower())
+            self._auto.pop(key, None)
+            self._auto_top.pop(key, None)
+            self._auto_stale.discard(key)
+            self._auto_unsure.discard(key)
+            self._auto_reset.add(key)
+            self._auto_dirty.add(key)
+        for schema, old, new in moved_auto:  # (in the statement's order: a swap through a third name)
+            before, after = (schema, old.lower()), (schema, new.lower())
+            counter, top = self._auto.pop(before, None), self._auto_top.pop(before, None)
+            self._auto_stale.discard(before)
+            self._auto_unsure.discard(before)
+            self._auto_reset.update((before, after))
+            self._auto_dirty.update((before, after))
+            self._auto.pop(after, None)
+            self._auto_top.pop(after, None)
+            if counter is not None:
+                self._auto[after] = counter
+                self._auto_stale.add(after)
+            if top is not None:
+                self._auto_top[after] = top
         for schema, name in keep_auto:  # (the counter stays, checked against the rows again)
             if (schema, name.lower()) in self._auto:
                 self._auto_stale.add((schema, name.lower()))

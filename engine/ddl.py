@@ -47,12 +47,15 @@ from engine.catalog import (
     sqlite_index_name,
 )
 from engine.exprtypes import repeated_name, selected_names
-from engine.functions import VOLATILE
+from engine.functions import VOLATILE, raise_sql
 from engine.lexer import Token, extract, literal_texts, mysql_ident, quote_ident, tokenize
 from engine.routines import Routine
 from engine.translate import STORE, Translator
 from engine.triggers import Trigger, check_rows
+from protocol.charsets import CHARSETS
 from protocol.errors import (
+    ER_ALTER_OPERATION_NOT_SUPPORTED,
+    ER_ALTER_OPERATION_NOT_SUPPORTED_REASON,
     ER_BAD_DB_ERROR,
     ER_BAD_FIELD_ERROR,
     ER_BAD_TABLE_ERROR,
@@ -61,6 +64,7 @@ from protocol.errors import (
     ER_CANT_CREATE_FILE,
     ER_CANT_CREATE_TABLE,
     ER_CANT_DROP_FIELD_OR_KEY,
+    ER_DATA_TOO_LONG,
     ER_DB_CREATE_EXISTS,
     ER_DB_DROP_EXISTS,
     ER_DROP_INDEX_FK,
@@ -88,12 +92,15 @@ from protocol.errors import (
     ER_TRG_IN_WRONG_SCHEMA,
     ER_TRG_ON_VIEW_OR_TEMP_TABLE,
     ER_TRUNCATE_ILLEGAL_FK,
+    ER_TRUNCATED_NUMBER,
+    ER_TRUNCATED_WRONG_VALUE_FOR_FIELD,
     ER_UNKNOWN_ERROR,
     ER_UNKNOWN_VIEW,
     ER_UNSUPPORTED_ACTION_ON_GENERATED_COLUMN,
     ER_WRONG_DB_NAME,
     ER_WRONG_OBJECT,
     ER_WRONG_USAGE,
+    WARN_DATA_TRUNCATED,
     SQLError,
 )
 
@@ -165,6 +172,9 @@ class DdlAction:
     # tables whose AUTO_INCREMENT counter a rebuild keeps (ALTER TABLE, as InnoDB's), at least
     # MAX + 1 of their rows
     keep_auto: list[tuple[str, str]] = field(default_factory=list)
+    # (schema, old name, new name) of tables renamed with their counter (RENAME TABLE, ALTER TABLE
+    # ... RENAME TO), one after the other
+    moved_auto: list[tuple[str, str, str]] = field(default_factory=list)
     # foreign keys ALTER TABLE adds: existing rows are checked after the rebuild (1452)
     check_foreign_keys: list[tuple[Table, ForeignKey]] = field(default_factory=list)
     create_schema: str | None = None
@@ -192,6 +202,11 @@ class DdlAction:
     notes: list[SQLError] = field(default_factory=list)
     # the OK carries "Records: 0  Duplicates: 0  Warnings: n" (ALTER TABLE, CREATE / DROP INDEX)
     records: bool = False
+    # an ALTER TABLE MariaDB runs by copying the table (`copy_reason`, ALGORITHM=COPY): the table
+    # whose rows it copies, counted by the run into `rows_copied` (the OK's affected rows and
+    # its "Records: n")
+    copied: tuple[str, str] | None = None
+    rows_copied: int = 0
     # columns a rebuild makes NOT NULL from nullable ones: (schema, old table, its column, the new
     # column's name, its rows' order), checked before the copy (`NullFill`)
     null_fills: list[NullFill] = field(default_factory=list)
@@ -224,6 +239,97 @@ def _implicit_default(col: Column) -> object:
     value, or ''."""
     return 0 if col.base in INT_TYPES | REAL_TYPES | NUMERIC_TYPES else \
         fixedbin.ZERO_TEXT[col.base] if col.base in FIXEDBIN_TYPES else ""
+
+
+def copy_reason(old: Table, new: Table, renamed: dict[str, str], added_keys: list[ForeignKey]) -> str | None:
+    """Why MariaDB's InnoDB copies the table for an ALTER TABLE that makes `new` of `old`
+    (`ha_innobase::check_if_supported_inplace_alter`'s reason, which its 1846 names; "" where it
+    names none: 1845), None where it changes it in place or instantly: a kept column stored
+    otherwise (another type, sign, length or character set; a longer VARCHAR whose rows keep
+    their length bytes is instant), a STORED generated column or a table CHECK added, the
+    primary key dropped without another, a foreign key added while foreign_key_checks is on
+    (`added_keys`)."""
+    for col in new.columns:
+        source = old.column(renamed.get(col.name, col.name))
+        if source is None:
+            if col.generated is not None and col.stored:
+                return ""
+            continue
+        if _stored_as(source) != _stored_as(col) and not _longer_varchar(source, col):
+            return "Cannot change column type"
+    if old.primary is not None and new.primary is None:
+        return "Dropping a primary key is not allowed without also adding a new primary key"
+    if added_keys:
+        return "Adding foreign keys needs foreign_key_checks=OFF"
+    checks = {c.name.lower() for c in old.checks if c.column is None}
+    if any(c.column is None and c.name.lower() not in checks for c in new.checks):
+        return ""
+    return None
+
+
+def _stored_as(col: Column) -> tuple:
+    """What InnoDB's record holds of a column: its type (an integer's display width aside), sign,
+    character set and collation."""
+    args = () if col.base in INT_TYPES else tuple(col.args)
+    charset = (col.charset or "utf8mb4", col.collation_name) if col.base in CHAR_TYPES else None
+    return col.base, args, col.unsigned, col.binary, charset, col.generated
+
+
+def _longer_varchar(old: Column, new: Column) -> bool:
+    """A VARCHAR made longer in the same character set whose rows keep their length bytes
+    (InnoDB's instant change): one byte where the longest value took at most 127 bytes or still
+    takes at most 255, two where it took more than 255 already."""
+    if old.base != "varchar" or new.base != "varchar" or _stored_as(old)[2:] != _stored_as(new)[2:]:
+        return False
+    size = CHARSETS[old.charset or "utf8mb4"].mbmaxlen if (old.charset or "utf8mb4") in CHARSETS else 4
+    before, after = int(old.args[0]) * size, int(new.args[0]) * size
+    return after >= before and (before <= 127 or after <= 255 or before > 255)
+
+
+class CopyStore:
+    """ALTER TABLE's copy of a column it stores in another type (`DdlParser.rebuild`): each row's
+    value stored as MariaDB's copy stores it (`values.store`: in strict mode its error, else
+    the value adjusted with a warning; a string cut 1265 either way, MariaDB's Copy_field), by
+    the writer connection's `mysql_alter_store(value, key, column)`, rows counted per column
+    from `begin()` (one ALTER at a time: the writer thread's)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, int] = {}
+        self.warnings: list[tuple] = []  # (row, level, code, message), in the copy's order
+
+    def register(self, conn) -> None:
+        conn.create_function("mysql_alter_store", 3, self.store)
+
+    def begin(self) -> None:
+        self.rows, self.warnings = {}, []
+
+    def warned(self) -> list[tuple[str, int, str]]:
+        """The copy's warnings, (level, code, message), in MariaDB's words (`copied_words`)."""
+        return [(level, *_copied_words(code, message)) for _row, level, code, message in self.warnings]
+
+    def store(self, value: object, key: str, column: str) -> object:
+        row = self.rows[key] = self.rows.get(key, 0) + 1
+        try:
+            return values.store_target(key, value, row, self.warnings)
+        except SQLError as exc:
+            if exc.code == ER_DATA_TOO_LONG.code:  # (MariaDB's copy cuts it: 1265)
+                raise_sql(SQLError(WARN_DATA_TRUNCATED, column, row))
+            if exc.code == ER_TRUNCATED_WRONG_VALUE_FOR_FIELD.code:
+                raise_sql(SQLError(ER_TRUNCATED_NUMBER, *_copied_value(exc.message)))
+            raise_sql(exc)
+
+
+def _copied_value(message: str) -> tuple[str, str]:
+    """The type and value a 1366 names ("Incorrect integer value: 'x' for column ...")."""
+    return message.split()[1].upper(), message.split("'")[1]
+
+
+def _copied_words(code: int, message: str) -> tuple[int, str]:
+    """An INSERT's 1366 as MariaDB's ALTER TABLE copy says it: 1292, the value alone."""
+    if code != ER_TRUNCATED_WRONG_VALUE_FOR_FIELD.code:
+        return code, message
+    error = SQLError(ER_TRUNCATED_NUMBER, *_copied_value(message))
+    return error.code, error.message
 
 
 def account_text(user: str, host: str) -> str:
@@ -259,6 +365,8 @@ class DdlParser:
         self.routine_of: Callable[[str, str, str], Routine | None] = lambda schema, kind, name: None
         self.notes: list[SQLError] = []  # what ALTER TABLE's IF [NOT] EXISTS clauses skipped
         self.counter_set = False  # an ALTER TABLE's AUTO_INCREMENT = n: the counter set again
+        self.algorithm: str | None = None  # an ALTER TABLE's ALGORITHM = ..., its last
+        self.order_by: list[tuple[str, bool]] | None = None  # an ALTER TABLE's ORDER BY: (column, DESC)
 
     def table_name(self, written: bool = True) -> tuple[str, str]:
         """The [schema.]name named next; `written`: a table or view the statement makes, changes
@@ -1049,7 +1157,7 @@ class DdlParser:
                 after[(child.schema, child.name.lower())] = child
             action.delete.append((schema, old.name))  # (as its catalog row names it)
             action.renamed.append((schema, old.name, new_name))  # (its triggers follow it)
-            action.reset_auto.extend([(schema, old.name), (schema, new_name)])
+            action.moved_auto.append((schema, old.name, new_name))  # (InnoDB's counter follows it)
             if not cur.accept_op(","):
                 break
         # the catalog as the last pair leaves it: every old name's entry is removed before any is written
@@ -1150,6 +1258,16 @@ class DdlParser:
         action.notes = self.notes
         # (the OK's "Records: ..." info, as MariaDB's, but for a bare RENAME TO)
         action.records = not (clauses == 1 and table.name != old.name)
+        reason = copy_reason(old, table, renamed, self.added_keys if self.foreign_key_checks else [])
+        if self.order_by is not None and reason is None:
+            reason = ""  # (its own clause: never with ALGORITHM=, MariaDB's grammar)
+        if reason is not None and self.algorithm in ("INPLACE", "NOCOPY", "INSTANT"):
+            if not reason:
+                raise SQLError(ER_ALTER_OPERATION_NOT_SUPPORTED, f"ALGORITHM={self.algorithm}", "ALGORITHM=COPY")
+            raise SQLError(ER_ALTER_OPERATION_NOT_SUPPORTED_REASON, f"ALGORITHM={self.algorithm}", reason,
+                           "ALGORITHM=COPY")
+        if action.records and (reason is not None or self.algorithm == "COPY"):
+            action.copied = (schema, old.name)
         return action
 
     def alter_spec(self, table: Table, renamed: dict[str, str]) -> None:
@@ -1272,6 +1390,17 @@ class DdlParser:
             return
         if cur.accept("FORCE"):  # a rebuild, which every ALTER TABLE is here
             return
+        if cur.accept("ORDER"):  # ORDER BY c [ASC | DESC], ... (the statement's last clause): the copy's order
+            cur.expect("BY")
+            self.order_by = []
+            while True:
+                name = cur.ident()
+                descending = bool(cur.accept("DESC"))
+                if not descending:
+                    cur.accept("ASC")
+                self.order_by.append((name, descending))
+                if not cur.accept_op(","):
+                    return
         if cur.accept("RENAME"):
             if cur.accept("INDEX", "KEY"):
                 if cur.peek() is not None and cur.peek().is_word("PRIMARY"):
@@ -1308,6 +1437,8 @@ class DdlParser:
             return
         # table options (ENGINE=..., AUTO_INCREMENT=..., DEFAULT CHARSET=...)
         options = parse_table_options(cur)
+        if options.algorithm is not None:
+            self.algorithm = options.algorithm
         if options.auto_increment is not None:
             table.auto_increment_start = options.auto_increment
             self.counter_set = True
@@ -1427,6 +1558,8 @@ class DdlParser:
         new_cols, old_exprs = [], []
         fills: list[NullFill] = []
         primary = old.primary
+        strict = "STRICT_TRANS_TABLES" in self.sql_mode or "STRICT_ALL_TABLES" in self.sql_mode
+        converted = False  # a column's values stored in another type (`CopyStore`)
         for col in table.columns:
             source = old.column(renamed.get(col.name, col.name))
             if col.generated is not None:
@@ -1440,26 +1573,51 @@ class DdlParser:
                 if source.nullable and not col.nullable and not col.auto_increment and source.generated is None:
                     fills.append(NullFill(schema, old.name, source.name, col.name,
                                           list(primary.columns) if primary is not None else []))
-                    old_exprs.append(f"COALESCE({q(source.name)}, {sql_literal(_implicit_default(col))})")
+                    expr = f"COALESCE({q(source.name)}, {sql_literal(_implicit_default(col))})"
                 else:
-                    old_exprs.append(q(source.name))
+                    expr = q(source.name)
+                key = values.target(col, f"`{schema}`.`{table.name}`.`{col.name}`", lenient=not strict) \
+                    if _stored_as(source) != _stored_as(col) else None
+                if key is not None:
+                    expr = f"mysql_alter_store({expr}, {sql_literal(key)}, {sql_literal(col.name)})"
+                    converted = True
+                old_exprs.append(expr)
             elif not col.nullable and not col.has_default and not col.auto_increment:
                 # MySQL fills a new NOT NULL column with the type's implicit default
                 new_cols.append(q(col.name))
                 old_exprs.append(sql_literal(_implicit_default(col)))
         sql = [create]
         if new_cols:
+            # (rows converted in the clustered index's order: MariaDB's copy order, which its
+            # warnings and errors number; ORDER BY's where there is none)
+            clustered = table.clustered_key()
+            order = ""
+            if self.order_by is not None and clustered is None:
+                order = " ORDER BY " + ", ".join(q(renamed.get(name, name)) + (" DESC" if descending else "")
+                                                 for name, descending in self.order_by)
+            elif converted and clustered is not None:
+                order = f" ORDER BY {', '.join(q(renamed.get(c, c)) for c in clustered.columns)}"
             sql.append(f"INSERT INTO {q(schema)}.{q(tmp)} ({', '.join(new_cols)}) "
-                       f"SELECT {', '.join(old_exprs)} FROM {q(schema)}.{q(old.name)}")
+                       f"SELECT {', '.join(old_exprs)} FROM {q(schema)}.{q(old.name)}{order}")
         sql.append(f"DROP TABLE {q(schema)}.{q(old.name)}")
         sql.append(f"ALTER TABLE {q(schema)}.{q(tmp)} RENAME TO {q(table.name)}")
         sql.extend(table.sqlite_index(i) for i in table.indexes if not i.primary)
-        kept = table.name == old.name and not self.counter_set \
-            and table.auto_column is not None and old.auto_column is not None \
+        same_counter = not self.counter_set and table.auto_column is not None and old.auto_column is not None \
             and renamed.get(table.auto_column.name, table.auto_column.name) == old.auto_column.name
-        action = DdlAction(schema, sql, put=[table], reset_auto=[] if kept else [(schema, old.name), (schema, table.name)],
-                           keep_auto=[(schema, table.name)] if kept else [], null_fills=fills,
-                           strict="STRICT_TRANS_TABLES" in self.sql_mode or "STRICT_ALL_TABLES" in self.sql_mode)
+        kept = same_counter and table.name == old.name
+        moved = same_counter and table.name != old.name
+        action = DdlAction(schema, sql, put=[table],
+                           reset_auto=[] if kept or moved else [(schema, old.name), (schema, table.name)],
+                           keep_auto=[(schema, table.name)] if kept else [],
+                           moved_auto=[(schema, old.name, table.name)] if moved else [], null_fills=fills,
+                           strict=strict)
+        if self.order_by is not None:
+            for name, _ in self.order_by:
+                if table.column(name) is None:
+                    raise SQLError(ER_BAD_FIELD_ERROR, name, "order clause")
+            if table.clustered_key() is not None:
+                action.warnings.append(("Warning", ER_UNKNOWN_ERROR.code, "ORDER BY ignored as there is a user-defined "
+                                                                       f"clustered index in the table '{table.name}'"))
         if table.name != old.name:
             if not name_free and (self.catalog(schema, table.name) is not None
                                   or self.view_of(schema, table.name) is not None):

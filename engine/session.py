@@ -1390,10 +1390,11 @@ class Session:
             raise action.late_error
         if logged is not None:
             return replace(logged.result, committed=committed, in_transaction=self.in_transaction)
-        return Result(committed=committed, in_transaction=self.in_transaction, affected_rows=affected,
+        return Result(committed=committed, in_transaction=self.in_transaction,
+                      affected_rows=affected + action.rows_copied,
                       warnings=(*(("Note", note.code, note.message) for note in action.notes), *action.warnings),
-                      info=f"Records: 0  Duplicates: 0  Warnings: {len(action.notes) + len(action.warnings)}"
-                      if action.records else "")
+                      info=f"Records: {action.rows_copied}  Duplicates: 0  "
+                           f"Warnings: {len(action.notes) + len(action.warnings)}" if action.records else "")
 
     def _view_select(self, view: View, timestamp: int) -> tuple[str, list[object]] | None:
         """The SQL and arguments of `view`'s SELECT as reading the view runs it (in its own

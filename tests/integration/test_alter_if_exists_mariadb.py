@@ -7,8 +7,8 @@ ADD [CONSTRAINT c] FOREIGN KEY IF NOT EXISTS, ADD CONSTRAINT IF NOT EXISTS c CHE
 KEY / FOREIGN KEY / CONSTRAINT IF EXISTS, RENAME INDEX IF EXISTS, CREATE INDEX IF NOT EXISTS and
 DROP INDEX IF EXISTS ... ON: a clause naming what is (or is not) there is skipped with MariaDB's
 note (1060, 1091, 1054, 1061, 1826, 1176) and the statement's other clauses applied; the OK
-carries MariaDB's "Records: 0  Duplicates: 0  Warnings: n" (the table is empty: MariaDB counts
-the rows an ALTER copies where it picks its COPY algorithm, ours says 0). (Each IF read as a name: 1091
+carries MariaDB's "Records: 0  Duplicates: 0  Warnings: n" (the table is empty; the rows a
+copying ALTER counts: tests/integration/test_alter_records_mariadb.py). (Each IF read as a name: 1091
 "`IF`", 4161, 1064.) Where MariaDB's grammar has no IF EXISTS (DROP PRIMARY KEY, DROP CHECK,
 ADD CONSTRAINT IF NOT EXISTS c FOREIGN KEY) both say 1064. Each statement runs on a stock MariaDB
 and on our master, answers compared (warnings listed); the statements are binlogged as written,
