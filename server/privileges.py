@@ -150,7 +150,9 @@ class Privileges:
         return self.session.host if self.acting is None else self.acting.host
 
     def sees_database(self, db: str) -> bool:
-        return self.account.sees_database(db)
+        """information_schema.SCHEMATA lists a database the account has a privilege in, every
+        one to an account with SHOW DATABASES (as SHOW DATABASES does)."""
+        return self.account.sees_database(db) or self.account.holds("SHOW DATABASES", "")
 
     def sees_table(self, db: str, table: str) -> bool:
         return self.account.sees_table(db, table)
@@ -577,8 +579,8 @@ class Privileges:
             db = cur.name() if cur.accept("FROM", "IN") else self.session.database
             if db is None or db.lower() == INFORMATION_SCHEMA:
                 return _ALLOWED  # 1046 from the engine, or the always-visible schema
-            if not account.sees_database(db):
-                raise self._db_denied(db)
+            if not account.sees_database(db) and not account.holds("SHOW DATABASES", ""):
+                raise self._db_denied(db)  # (with SHOW DATABASES: the tables it sees, or the engine's 1049)
             return Verdict(keep=lambda row: account.sees_table(db, row[0]))
         return _ALLOWED
 
