@@ -193,14 +193,16 @@ CREATES = (
     ("root", "CREATE DEFINER=nobody@'%' PROCEDURE rg.np() SELECT 3"),
     ("root", "GRANT EXECUTE ON PROCEDURE rg.dp TO e@'%'"),
     ("root", "GRANT EXECUTE ON PROCEDURE rg.np TO e@'%'"),
+    ("root", "GRANT SELECT ON rg.mark TO e@'%'"),
 )
 DROPS = (
     ("c", "DROP PROCEDURE cp"),
     ("root", "DROP PROCEDURE rg.dp"),
     ("root", "DROP FUNCTION IF EXISTS rg.cf"),
 )
-ROUTINE_GRANTS = ("SELECT Host, Db, User, Routine_name, Routine_type, Proc_priv FROM mysql.procs_priv"
+ROUTINE_GRANTS = ("SELECT Host, Db, User, Routine_name, Routine_type, Proc_priv, Grantor FROM mysql.procs_priv"
                   " WHERE Db = 'rg' ORDER BY User, Routine_type, Routine_name")
+TABLE_GRANTS = "SELECT Host, Db, User, Table_name, Table_priv, Grantor FROM mysql.tables_priv WHERE Db = 'rg'"
 
 
 def test_routine_grants_on_replicas_follow_create_and_drop_as_mariadbs(tmp_path):
@@ -219,9 +221,11 @@ def test_routine_grants_on_replicas_follow_create_and_drop_as_mariadbs(tmp_path)
                     wait_for(lambda r=replica, m=mark: rows_or_none(r, f"SELECT id FROM rg.mark WHERE id = {m}") == [(m,)],
                              60, message=lambda r=replica: f"{r} to apply the routine statements")
                 seen.append([server.query(ROUTINE_GRANTS) for server in (ours, *replicas)])
+            tables = [replica.query(TABLE_GRANTS) for replica in replicas]
         finally:
             for conn in conns.values():
                 conn.close()
+    assert tables[0] == tables[1] and tables[0], tables  # (the grantor of a replicated GRANT too)
     (master, theirs, mine), (master_after, theirs_after, mine_after) = seen
     assert mine == theirs, (theirs, mine)
     assert mine_after == theirs_after, (theirs_after, mine_after)
