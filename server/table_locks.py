@@ -14,19 +14,20 @@ Contract
   lock per alias; aliases match as written), else 1100 naming the alias; then a written
   reference locked READ 1099. A view it names wants a lock of the view under any alias (MariaDB
   opens it under the metadata lock that holds its name); a table the statement touches that its
-  text does not name (a view's, a stored function's) is matched by name, any alias. DDL and SHOW CREATE TABLE
-  take the lock of the table under its own name (`check_show`; DESCRIBE and SHOW COLUMNS / INDEX
-  take none). Statements without tables are not checked. Temporary tables are tables here (the
-  engine keeps none of its own), checked as any other.
+  text does not name (a view's, a stored function's) is matched by name, any alias. DDL and SHOW
+  CREATE TABLE take the lock of the table under its own name (`check_show`; DESCRIBE and SHOW
+  COLUMNS / INDEX take none). Statements without tables are not checked. A table CREATE TEMPORARY TABLE makes
+  under WRITE locks is used without a lock, as MariaDB's temporary tables are; under READ locks
+  CREATE TEMPORARY TABLE is 1235 (its writes would need the engine's writer, which the locks
+  hold). The engine keeps no temporary tables of its own: one made before LOCK TABLES is a table
+  like any other here (MariaDB's needs no lock).
 - The other sessions: while the holder's locks are all READ it holds the engine's writer lock,
   as FLUSH TABLES WITH READ LOCK does (`ClientSession.hold_writer`): every other session's
   writes wait (MariaDB's READ lock holds back the writes of the locked tables only; never a
   wrong answer, a longer wait), their reads go on. WRITE locks are checked for the holder only:
   the engine's one writer cannot be the holder's between its statements (its autocommit writes
   commit through the group commit, which needs it), so other sessions' reads see the last
-  committed rows and their writes run (MariaDB makes them wait). Under READ locks the holder
-  writes no temporary table either (1223, as under FLUSH TABLES WITH READ LOCK: its writes too
-  would need the engine's writer; MariaDB lets them run).
+  committed rows and their writes run (MariaDB makes them wait).
 - LOCK TABLES ends the session's transaction (an implicit commit) and its earlier locks; UNLOCK
   TABLES ends the locks and commits a transaction begun under them; BEGIN / START TRANSACTION
   and the session's end release them too (`ClientSession.unlock_tables`).
@@ -40,6 +41,7 @@ from engine.lexer import SyntaxError_, Token, extract, tokenize
 from protocol.errors import (
     ER_NO_DB_ERROR,
     ER_NONUNIQ_TABLE,
+    ER_NOT_SUPPORTED_YET,
     ER_TABLE_NOT_LOCKED,
     ER_TABLE_NOT_LOCKED_FOR_WRITE,
     SQLError,
@@ -168,12 +170,14 @@ class TableLocks:
     locked with the views it locks, {(schema, lower-case table): READ or WRITE} (a statement that
     names such a table wants a lock of its own)."""
 
-    __slots__ = ("tables", "under_views")
+    __slots__ = ("tables", "under_views", "temporary")
 
     def __init__(self, tables: dict[TableKey, tuple[str, str]],
                  under_views: dict[tuple[str, str], str] | None = None) -> None:
         self.tables = tables
         self.under_views = under_views or {}
+        # the tables CREATE TEMPORARY TABLE made under these locks: used without a lock
+        self.temporary: set[tuple[str, str]] = set()
 
     @property
     def all_read(self) -> bool:
@@ -213,6 +217,8 @@ class TableLocks:
         written = set(touched)
         for schema, table, _column in reads:
             touched.setdefault((schema, table.lower()), table)
+        for key in self.temporary.intersection(touched):
+            del touched[key]
         unwritten = set(written)  # (a written table's first reference is the one written)
         taken: set[TableKey] = set()
         opened: list[tuple[str, str, bool]] = []  # (alias as written, its lock, whether written)
@@ -248,14 +254,23 @@ class TableLocks:
 
     def check_ddl(self, sql: str, database: str | None) -> None:
         """CREATE / DROP / ALTER / TRUNCATE / RENAME TABLE and CREATE / DROP INDEX: a new table
-        1100, an existing one as a write (1099 READ-locked, 1100 not locked); TEMPORARY tables
-        and other DDL (databases, views, accounts) are not checked."""
+        1100, an existing one as a write (1099 READ-locked, 1100 not locked); other DDL
+        (databases, views, accounts) is not checked. CREATE TEMPORARY TABLE: under WRITE locks
+        the table is the session's to use unlocked (`temporary`), under READ locks only 1235."""
         t = Tokens(sql)
         verb = t.next().upper
         if verb == "CREATE":
             if t.accept_word("OR"):
                 t.expect_word("REPLACE")
             if t.accept_word("TEMPORARY"):
+                if self.all_read:
+                    raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE TEMPORARY TABLE under LOCK TABLES ... READ")
+                t.expect_word("TABLE")
+                if t.accept_word("IF"):
+                    t.expect_word("NOT")
+                    t.expect_word("EXISTS")
+                schema, name = _table(t, database)
+                self.temporary.add((schema, name.lower()))
                 return
             if t.accept_word("TABLE"):
                 if t.accept_word("IF"):
