@@ -17,7 +17,13 @@ TRIGGERS, ROUTINES, PARAMETERS, EVENTS, COLUMN_PRIVILEGES and the user statistic
 is never ON here) always empty; SYSTEM_VARIABLES (`UNANSWERED`) 1235) built from the
 engine's catalog: a reference to `information_schema.X` becomes a subquery over VALUES, inlined
 into the translation (plans are cached per catalog version, so they never show a stale catalog).
-Enough for clients that reflect tables (python-mysql-replication, ORMs), not a full one."""
+Enough for clients that reflect tables (python-mysql-replication, ORMs), not a full one.
+
+Without ORDER BY, SCHEMATA lists information_schema, then the databases by name; TABLES each
+database's views, then its tables, by name (binary); COLUMNS its tables and views by name. MariaDB 10.11 lists them in
+its datadir's directory order (ext4's hash order: neither sorted nor the same from one datadir to
+the next), which no client can rely on; SHOW DATABASES and SHOW TABLES sort by name (binary), as
+MariaDB's."""
 
 from __future__ import annotations
 

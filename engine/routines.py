@@ -925,19 +925,22 @@ def _check_names(returned: str, values: dict[str, str]) -> None:
             raise SQLError(ER_NOT_SUPPORTED_YET, f"the name {tok.text} in a stored function")
 
 
-def expand_calls(sql: str, find, database: str | None) -> str:
+def expand_calls(sql: str, find, database: str | None, called=None) -> str:
     """`sql` (a SELECT, INSERT, UPDATE, DELETE, REPLACE, DO or WITH; else as it is) with each call
     of a stored function written out (see the module's header): `find(schema, name)` the stored
     function or None. An unqualified name names the database's function (else it is left to the
     engine: a built-in one, or its 1305); `db.f(...)` 1305 when db keeps no f. A select item that
-    is a call alone is named as written, as MariaDB names its column."""
+    is a call alone is named as written, as MariaDB names its column. `called(schema, name,
+    function, within)`, where given, hears of each call found: the name as written and the
+    functions whose bodies it is in, outermost first (() for the statement's own call)."""
     head = sql.lstrip()[:8].upper()
     if not head.startswith(_EXPANDED_HEADS) or "(" not in sql:
         return sql
-    return _expand(sql, find, database, (), True, database)
+    return _expand(sql, find, database, (), True, database, called)
 
 
-def _expand(sql: str, find, database: str | None, stack: tuple, top: bool, home: str | None) -> str:
+def _expand(sql: str, find, database: str | None, stack: tuple[Routine, ...], top: bool, home: str | None,
+            called) -> str:
     """`expand_calls` of `sql`, whose unqualified calls name `database`'s functions, inside the
     calls of `stack`; `home`: the statement's database, where the tables it names are found."""
     body = _Body(sql)
@@ -967,11 +970,13 @@ def _expand(sql: str, find, database: str | None, stack: tuple, top: bool, home:
                 raise SQLError(ER_SP_DOES_NOT_EXIST, "FUNCTION", f"{schema}.{name}")
             k += 1
             continue
-        if routine.key in stack:  # MariaDB's 1424 (recursion): not run here
+        if any(routine.key == outer.key for outer in stack):  # MariaDB's 1424 (recursion): not run here
             raise SQLError(ER_NOT_SUPPORTED_YET, "a recursive stored function")
+        if called is not None:
+            called(schema, name, routine, stack)
         close = closing(tokens, k + 1)
         args = [] if close == k + 2 else [
-            _expand(body.span(a + k + 2, b + k + 2), find, database, stack, False, home)
+            _expand(body.span(a + k + 2, b + k + 2), find, database, stack, False, home, called)
             for a, b in _cut_top(tokens[k + 2:close], body.shape)]
         check_arguments(routine, len(args))
         values = {p.name.lower(): _stored(f"({arg})", p.name, p.type)
@@ -986,7 +991,7 @@ def _expand(sql: str, find, database: str | None, stack: tuple, top: bool, home:
             # argument would be read as the subquery's own column of that name
             raise SQLError(ER_NOT_SUPPORTED_YET, "a stored function reading tables with these arguments")
         _check_names(returned, values)
-        inner = _expand(bind(returned, values), find, routine.schema, (*stack, routine.key), False, home)
+        inner = _expand(bind(returned, values), find, routine.schema, (*stack, routine), False, home, called)
         value = _stored(f"({inner})", body.span(start, close + 1), routine.returns, routine)
         edits.append((start, close + 1, f"mysql_returned({value}, {mysql_ident(routine.returns)})"))
         k = close + 1

@@ -56,6 +56,7 @@ from server.daemon import run_foreground
 from server.files import secure_datadir
 from server.listener import Server
 from server.load_data import replicated_load
+from server.routines import after_replicated_ddl
 from slave.applier import SlaveColumn
 from slave.master_info import MasterInfo
 from slave.replication import DEFAULT_USE_GTID, STATUS_COLUMNS, Replication
@@ -283,6 +284,7 @@ class NodeDaemon:
             table_columns=table_columns,
             make_context=StatementContext,  # (called per replicated statement: no frame around it)
             apply_user_statement=server.apply_user_statement,
+            after_ddl=functools.partial(after_replicated_ddl, server),
             report_port=lambda: server.port,
             fsync=self.fsync,
             max_relay_log_size=self.max_relay_log_size,

@@ -991,12 +991,13 @@ class Admin:
 
 
 class _SystemSession:
-    """A stand-in session with every privilege (replayed user statements)."""
+    """A stand-in session with every privilege (replayed user statements), named as MariaDB's
+    SQL thread is where a grant records its grantor ('<replication_slave>@')."""
 
     def __init__(self, server: Server) -> None:
-        self.account = Account("system user", "localhost", privileges={ALL}, grant_option=True)
-        self.user = "system user"
-        self.host = "localhost"
+        self.account = Account("<replication_slave>", "", privileges={ALL}, grant_option=True)
+        self.user = "<replication_slave>"
+        self.host = ""
         self.connection_id = 0
         self.password_used = False
         self.user_vars: dict[str, Any] = {}

@@ -33,7 +33,10 @@ Contract
 - Stored functions a SELECT or DML calls: EXECUTE on each (1370) once the tables are checked; a
   SQL SECURITY DEFINER function's body reads its tables as its definer (SELECT wanted of the
   definer, 1142 naming it), not as the caller, like a DEFINER view's; an INVOKER function's are
-  the statement's own. Inside a DEFINER procedure `acting` is the definer's account.
+  read as the account calling it. A function called in another's body is called in that body's
+  security context: EXECUTE on it is wanted of the outer function's definer where that is SQL
+  SECURITY DEFINER (of the innermost such), else of the statement's account. Inside a DEFINER
+  procedure `acting` is the definer's account.
 - Locking reads: MariaDB 10.11 lets an account with SELECT run SELECT ... FOR UPDATE / LOCK IN
   SHARE MODE (MySQL 8.0 also wants UPDATE, DELETE or LOCK TABLES). The engine locks with its one
   writer lock, not row locks, so such a read would stall every writer of every table; an account
@@ -117,6 +120,9 @@ class Verdict:
 
 _ALLOWED = Verdict()
 Need = tuple[str | None, str, tuple[str, ...]]  # (database, table, privileges it needs)
+# a stored function's call: (database, name as written, the function, the SQL SECURITY DEFINER
+# function it is made in, None for the statement's account)
+_Call = tuple[str, str, Routine, Routine | None]
 
 
 class Privileges:
@@ -144,7 +150,9 @@ class Privileges:
         return self.session.host if self.acting is None else self.acting.host
 
     def sees_database(self, db: str) -> bool:
-        return self.account.sees_database(db)
+        """information_schema.SCHEMATA lists a database the account has a privilege in, every
+        one to an account with SHOW DATABASES (as SHOW DATABASES does)."""
+        return self.account.sees_database(db) or self.account.holds("SHOW DATABASES", "")
 
     def sees_table(self, db: str, table: str) -> bool:
         return self.account.sees_table(db, table)
@@ -215,8 +223,9 @@ class Privileges:
             for reads in through.values():
                 behind |= reads
             verdict = self._check_dml(sql, first, access, tokens, words, views, behind)
-            for schema, name, _ in calls:  # (as mysqld: the tables first, then each function)
-                self.require_routine(schema, "FUNCTION", name, "EXECUTE")
+            for schema, name, _, context in calls:  # (as mysqld: the tables first, then each function)
+                if context is None:
+                    self.require_routine(schema, "FUNCTION", name, "EXECUTE")
             self._check_bodies(calls, through)  # (then each body, as it runs)
             return verdict
         return _ALLOWED
@@ -226,49 +235,61 @@ class Privileges:
         its definer (1142 naming it, 1449 without one); a statement that cannot be planned is left
         to the engine's error."""
         try:
-            calls = [call for call in self._stored_calls(sql) if call[2].security == "DEFINER"]
+            calls = [call for call in self._stored_calls(sql)
+                     if call[2].security == "DEFINER" or call[3] is not None]
             through = await self._function_reads(calls, tokenize(extract(sql)[0])) if calls else {}
         except (SQLError, SyntaxError_):
             return
         self._check_bodies(calls, through)
 
-    def _check_bodies(self, calls: list[tuple[str, str, Routine]],
-                      through: dict[tuple[str, str], set[tuple[str, str]]]) -> None:
-        """Each function of `calls` as it runs: an INVOKER one's reads (`_function_reads`) as
-        this account; a DEFINER one's as its definer, who needs EXECUTE on it too (1370 naming
-        the definer, as mysqld's check after its change of security context)."""
-        for schema, name, routine in calls:
-            checker = self if routine.security == "INVOKER" else self.as_definer(routine)
+    def _check_bodies(self, calls: list[_Call], through: dict[tuple[str, str], set[tuple[str, str]]]) -> None:
+        """Each function of `calls` as it runs: a call made in a SQL SECURITY DEFINER function's
+        body wants EXECUTE of that definer (1370 naming it; the statement's own calls are
+        `check`'s); an INVOKER function's reads (`_function_reads`) are checked as the account
+        making the call; a DEFINER one's as its definer, who needs EXECUTE on it too (1370
+        naming the definer, as mysqld's check after its change of security context)."""
+        for schema, name, routine, context in calls:
+            caller = self if context is None else self.as_definer(context)  # (None: a definer with ALL)
+            if context is not None and caller is not None:
+                caller.require_routine(schema, "FUNCTION", name, "EXECUTE")
+            checker = caller if routine.security == "INVOKER" else self.as_definer(routine)
             if checker is None:
                 continue
-            if checker is not self:
+            if checker is not caller:
                 checker.require_routine(schema, "FUNCTION", name, "EXECUTE")
             checker._require([(db, table, ("SELECT",)) for db, table in through.get((routine.schema, routine.key), ())])
 
-    def _stored_calls(self, sql: str) -> list[tuple[str, str, Routine]]:
-        """The stored functions `sql` calls ((database, name as written, function), once each)."""
+    def _stored_calls(self, sql: str) -> list[_Call]:
+        """The stored functions `sql` calls, in its bodies too, once per security context: (database, name as
+        written, function, the innermost SQL SECURITY DEFINER function whose body makes the
+        call, or None: the statement's account makes it), as mysqld checks EXECUTE of a call
+        in the context it runs in."""
         engine = self.session.engine_session.engine
         if not routines.may_call(engine.routines, sql):
             return []
-        found: list[tuple[str, str, Routine]] = []
+        found: list[_Call] = []
 
         def find(schema: str, name: str) -> Routine | None:
-            routine = engine.routine(schema, "FUNCTION", name)
-            if routine is not None and all(r is not routine for _, _, r in found):
-                found.append((schema, name, routine))
-            return routine
+            return engine.routine(schema, "FUNCTION", name)
 
-        routines.expand_calls(sql, find, self.session.database)
+        def called(schema: str, name: str, routine: Routine, within: tuple[Routine, ...]) -> None:
+            context = next((outer for outer in reversed(within) if outer.security == "DEFINER"), None)
+            if all(r is not routine or c is not context for _, _, r, c in found):
+                found.append((schema, name, routine, context))
+
+        routines.expand_calls(sql, find, self.session.database, called)
         return found
 
-    async def _function_reads(self, calls: list[tuple[str, str, Routine]], tokens: list[Token]
+    async def _function_reads(self, calls: list[_Call], tokens: list[Token]
                               ) -> dict[tuple[str, str], set[tuple[str, str]]]:
         """For each function of `calls` that reads tables, by (its database, `Routine.key`): the
         tables it reads that the statement does not name, which MariaDB checks as the function
         runs (against its definer for SQL SECURITY DEFINER), not with the statement's."""
         named = {(db, name.lower()) for db, name in self._names(tokens)}
         out = {}
-        for _, _, routine in calls:
+        for _, _, routine, _ in calls:
+            if (routine.schema, routine.key) in out:
+                continue
             select = routines.body_select(routine)
             if select is None:
                 continue
@@ -558,8 +579,8 @@ class Privileges:
             db = cur.name() if cur.accept("FROM", "IN") else self.session.database
             if db is None or db.lower() == INFORMATION_SCHEMA:
                 return _ALLOWED  # 1046 from the engine, or the always-visible schema
-            if not account.sees_database(db):
-                raise self._db_denied(db)
+            if not account.sees_database(db) and not account.holds("SHOW DATABASES", ""):
+                raise self._db_denied(db)  # (with SHOW DATABASES: the tables it sees, or the engine's 1049)
             return Verdict(keep=lambda row: account.sees_table(db, row[0]))
         return _ALLOWED
 

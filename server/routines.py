@@ -17,7 +17,9 @@ Contract
   no account is the definer; an INVOKER one's as the caller.
 - `after_ddl`: automatic_sp_privileges (ON by default): a client's CREATE PROCEDURE / FUNCTION
   grants its account EXECUTE and ALTER ROUTINE on the routine where it lacks them, DROP takes
-  every account's grants on it; neither is binlogged (a replica's applier holds every privilege).
+  every account's grants on it; neither is binlogged. A replica does the same once its applier
+  has committed the statement (`after_replicated_ddl`), as MariaDB's SQL thread: DROP takes the
+  grants; CREATE grants the routine's DEFINER where that account exists on the replica.
 - CALL through COM_STMT_EXECUTE is 1235 (PREPARE / EXECUTE in SQL run it as COM_QUERY does).
 - SELECT ... INTO local variables takes its one row (1172 for more, the note 1329 for none).
 - A statement that answers a result set (SELECT) sends it at once with SERVER_MORE_RESULTS_EXISTS;
@@ -69,9 +71,12 @@ from protocol.messages import OK, FieldType
 from server.prepared import literal as _literal
 from server.privileges import definer_account, routine_named
 from server.sql_prepared import using_literal
+from server.variables import Scope
 
 if TYPE_CHECKING:
+    from server.listener import Server
     from server.session import ClientSession
+    from server.users import Account, UserStore
 
 
 def parse_call(sql: str) -> tuple[str | None, str, list[str]]:
@@ -502,22 +507,55 @@ def after_ddl(session: ClientSession, sql: str) -> None:
     CREATE PROCEDURE / FUNCTION grants its account EXECUTE and ALTER ROUTINE on the routine
     where it lacks them (mysqld's sp_grant_privileges: not binlogged), DROP takes every account's
     grants on it (sp_revoke_privileges)."""
-    upper = sql.upper()
-    if "PROCEDURE" not in upper and "FUNCTION" not in upper:
-        return
-    tokens = routines._Body(sql).tokens
-    named = routine_named(tokens, [t.upper for t in tokens], session.database)
-    if named is None or named[2] is None or not session.read_sysvar("@@global.automatic_sp_privileges"):
+    named = _routine_ddl(sql, session.database)
+    if named is None or not session.read_sysvar("@@global.automatic_sp_privileges"):
         return
     verb, kind, db, name = named
-    users = session.server.users
+    if verb == "DROP":
+        session.server.users.drop_routine_grants(db, kind, name)
+    else:
+        _grant_automatic(session.server.users, session.account, db, kind, name, f"{session.user}@{session.host}")
+
+
+def after_replicated_ddl(server: Server, sql: str, database: str | None) -> None:
+    """After a replica's applier committed a DDL statement (`database` its default one), what
+    MariaDB's SQL thread does with automatic_sp_privileges ON: DROP PROCEDURE / FUNCTION takes
+    every account's grants on the routine; CREATE grants the routine's DEFINER EXECUTE and ALTER
+    ROUTINE on it where that account exists here and lacks them (sql_parse.cc: the slave thread
+    grants as the definer; without such an account it holds every privilege and grants none)."""
+    named = _routine_ddl(sql, database)
+    if named is None or not server.variables.get("automatic_sp_privileges", None, Scope.GLOBAL):
+        return
+    verb, kind, db, name = named
+    users = server.users
     if verb == "DROP":
         users.drop_routine_grants(db, kind, name)
         return
-    account = session.account
+    routine = server.engine.routine(db, kind, name)
+    if routine is not None:
+        user, host = routines.definer_parts(routine.definer)
+        _grant_automatic(users, users.get(user, host) or users.match(user, host), db, kind, name, f"{user}@{host}")
+
+
+def _routine_ddl(sql: str, database: str | None) -> tuple[str, str, str, str] | None:
+    """CREATE / DROP of a procedure or function in a database: (CREATE or DROP, the kind, the
+    database, the name); None for any other statement."""
+    upper = sql.upper()
+    if "PROCEDURE" not in upper and "FUNCTION" not in upper:
+        return None
+    tokens = routines._Body(sql).tokens
+    named = routine_named(tokens, [t.upper for t in tokens], database)
+    if named is None or named[2] is None:
+        return None
+    verb, kind, db, name = named
+    return verb, kind, db, name
+
+
+def _grant_automatic(users: UserStore, account: Account | None, db: str, kind: str, name: str, grantor: str) -> None:
+    """EXECUTE and ALTER ROUTINE on the routine to `account` where it lacks either."""
     if account is None or all(account.holds_routine(p, db, kind, name) for p in AUTOMATIC_GRANTS):
         return
-    users.grant_routine(account, set(AUTOMATIC_GRANTS), False, db, kind, name, f"{session.user}@{session.host}")
+    users.grant_routine(account, set(AUTOMATIC_GRANTS), False, db, kind, name, grantor)
 
 
 def function_call_refused(session: ClientSession, error: SQLError) -> SQLError:

@@ -194,7 +194,7 @@ from server.prepared import (
     result_columns,
 )
 from server.privileges import Privileges
-from server.table_locks import TableLocks
+from server.table_locks import WRITE, TableLocks
 from server.tls import TlsChannel
 from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Account, shown
 from server.variables import Scope, select_value
@@ -898,14 +898,16 @@ class ClientSession(asyncio.Protocol):
         await self._commit_open()
         es = self.engine_session
         engine = self.server.engine
-        for (schema, _), (name, mode) in list(tables.items()):
+        under_views: dict[tuple[str, str], str] = {}
+        for (schema, _), (name, mode) in tables.items():
             if engine.view(schema, name) is not None and es is not None:
                 access = await es.access(f"SELECT * FROM {mysql_ident(schema)}.{mysql_ident(name)}")
                 for under_schema, under, _column in access.reads:
-                    tables.setdefault((under_schema, under.lower()), (under, mode))
+                    if under_views.get((under_schema, under.lower())) != WRITE:
+                        under_views[(under_schema, under.lower())] = mode
             elif engine.table(schema, name) is None:
                 raise SQLError(ER_NO_SUCH_TABLE, schema, name)
-        locks = TableLocks(tables)
+        locks = TableLocks(tables, under_views)
         if locks.all_read:
             await self._hold_writer()
         self.table_locks = locks
@@ -932,7 +934,10 @@ class ClientSession(asyncio.Protocol):
                 access = await self.engine_session.access(sql)
             except SQLError:
                 return  # a statement the engine cannot plan (SELECT ... INTO OUTFILE ...) runs as it would
-            locks.check_access(access.writes, access.reads)
+            named = table_locks.references(sql, self.database)
+            engine = self.server.engine
+            views = {(schema, name.lower()) for schema, name, _ in named if engine.view(schema, name) is not None}
+            locks.check_access(access.writes, access.reads, named, views)
         elif first in _LOCK_CHECKED_DDL:
             locks.check_ddl(sql, self.database)
         elif first in ("SHOW", "DESCRIBE", "DESC"):

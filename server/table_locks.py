@@ -3,24 +3,31 @@ answers it, and what the other sessions meet.
 
 Contract
 - `parse(sql, database)` reads `LOCK TABLE[S] name [[AS] alias] lock_type [, ...]` (lock_type:
-  READ [LOCAL] | [LOW_PRIORITY] WRITE | WRITE CONCURRENT) into {(schema, lower-case table):
-  READ or WRITE}; a table named twice keeps WRITE. No database and an unqualified name: 1046.
+  READ [LOCAL] | [LOW_PRIORITY] WRITE | WRITE CONCURRENT) into {(schema, alias -- the table's
+  name without one): (table, READ or WRITE)}; an alias named twice in a database 1066, as
+  MariaDB's parser. No database and an unqualified name: 1046.
 - The holder's statements are checked before they run (`TableLocks.check_access` with the
-  engine's `Access` of a SELECT or DML statement, `check_ddl` for table DDL): a table it reads or
-  writes that is not locked 1100, a write to a READ-locked table 1099 (the written table before
-  the read ones, as MariaDB opens them). Tables are matched by name: a locked table read under an
-  alias is answered here (MariaDB wants the alias itself locked, 1100). SHOW CREATE TABLE reads
-  its table (`check_show`; DESCRIBE and SHOW COLUMNS / INDEX do not). Temporary tables and statements
-  without tables are not checked.
+  engine's `Access` of a SELECT or DML statement and the table references its text names,
+  `references`; `check_ddl` for table DDL), as MariaDB's open_table under LOCK TABLES: each
+  reference `name [[AS] alias]` takes a lock of that table under that alias (the name without
+  one), each lock once per statement (a table named twice -- a self-join, a subquery -- needs a
+  lock per alias; aliases match as written), else 1100 naming the alias; then a written
+  reference locked READ 1099. A view it names wants a lock of the view under any alias (MariaDB
+  opens it under the metadata lock that holds its name); a table the statement touches that its
+  text does not name (a view's, a stored function's) is matched by name, any alias. DDL and SHOW
+  CREATE TABLE take the lock of the table under its own name (`check_show`; DESCRIBE and SHOW
+  COLUMNS / INDEX take none). Statements without tables are not checked. A table CREATE TEMPORARY TABLE makes
+  under WRITE locks is used without a lock, as MariaDB's temporary tables are; under READ locks
+  CREATE TEMPORARY TABLE is 1235 (its writes would need the engine's writer, which the locks
+  hold). The engine keeps no temporary tables of its own: one made before LOCK TABLES is a table
+  like any other here (MariaDB's needs no lock).
 - The other sessions: while the holder's locks are all READ it holds the engine's writer lock,
   as FLUSH TABLES WITH READ LOCK does (`ClientSession.hold_writer`): every other session's
   writes wait (MariaDB's READ lock holds back the writes of the locked tables only; never a
   wrong answer, a longer wait), their reads go on. WRITE locks are checked for the holder only:
   the engine's one writer cannot be the holder's between its statements (its autocommit writes
   commit through the group commit, which needs it), so other sessions' reads see the last
-  committed rows and their writes run (MariaDB makes them wait). Under READ locks the holder
-  writes no temporary table either (1223, as under FLUSH TABLES WITH READ LOCK: its writes too
-  would need the engine's writer; MariaDB lets them run).
+  committed rows and their writes run (MariaDB makes them wait).
 - LOCK TABLES ends the session's transaction (an implicit commit) and its earlier locks; UNLOCK
   TABLES ends the locks and commits a transaction begun under them; BEGIN / START TRANSACTION
   and the session's end release them too (`ClientSession.unlock_tables`).
@@ -28,11 +35,13 @@ Contract
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
-from engine.lexer import Token
+from engine.lexer import SyntaxError_, Token, extract, tokenize
 from protocol.errors import (
     ER_NO_DB_ERROR,
+    ER_NONUNIQ_TABLE,
+    ER_NOT_SUPPORTED_YET,
     ER_TABLE_NOT_LOCKED,
     ER_TABLE_NOT_LOCKED_FOR_WRITE,
     SQLError,
@@ -42,7 +51,7 @@ from server.sql import Tokens
 READ = "READ"
 WRITE = "WRITE"
 
-TableKey = tuple[str, str]  # (schema, lower-case table name)
+TableKey = tuple[str, str]  # (schema, alias as written: the table's name without one)
 
 
 def _table(t: Tokens, database: str | None) -> tuple[str, str]:
@@ -63,15 +72,16 @@ def _table(t: Tokens, database: str | None) -> tuple[str, str]:
 
 
 def parse(sql: str, database: str | None) -> dict[TableKey, tuple[str, str]]:
-    """LOCK TABLE[S] ...: {(schema, lower-case name): (name as written, READ or WRITE)}."""
+    """LOCK TABLE[S] ...: {(schema, alias): (table name as written, READ or WRITE)}."""
     t = Tokens(sql)
     t.expect_word("LOCK")
     t.expect_word("TABLE", "TABLES")
     locked: dict[TableKey, tuple[str, str]] = {}
     while True:
         schema, name = _table(t, database)
+        alias = name
         if t.accept_word("AS") or (_is_alias(t.peek())):
-            t.name()
+            alias = t.name()
         if t.accept_word("READ"):
             t.accept_word("LOCAL")
             mode = READ
@@ -80,9 +90,10 @@ def parse(sql: str, database: str | None) -> dict[TableKey, tuple[str, str]]:
             t.expect_word("WRITE")
             t.accept_word("CONCURRENT")
             mode = WRITE
-        key = (schema, name.lower())
-        if locked.get(key, ("", READ))[1] != WRITE:
-            locked[key] = (name, mode)
+        key = (schema, alias)
+        if key in locked:  # (as MariaDB's parser: an alias once per database, matched exactly)
+            raise SQLError(ER_NONUNIQ_TABLE, alias)
+        locked[key] = (name, mode)
         if not t.accept_op(","):
             break
     t.expect_end()
@@ -94,21 +105,95 @@ def _is_alias(tok: Token | None) -> bool:
         "READ", "WRITE", "LOW_PRIORITY"))
 
 
+Reference = tuple[str, str, str]  # (schema, table name as written, alias as written: the name without one)
+
+# the words after which a statement names tables (a comma list of them)
+_LISTS_TABLES = frozenset({"FROM", "JOIN", "STRAIGHT_JOIN", "INTO", "UPDATE"})
+# the words that end such a list or stand after a table's name where an alias could
+_NOT_NAMES = frozenset({
+    "SELECT", "WHERE", "SET", "VALUES", "VALUE", "ON", "USING", "JOIN", "INNER", "LEFT", "RIGHT", "CROSS",
+    "NATURAL", "STRAIGHT_JOIN", "GROUP", "ORDER", "LIMIT", "HAVING", "UNION", "FOR", "LOCK", "WINDOW",
+    "PARTITION", "IGNORE", "USE", "FORCE", "LOW_PRIORITY", "QUICK", "INTO", "FROM", "AS", "DUAL", "LATERAL",
+    "OUTER", "EXCEPT", "INTERSECT", "PROCEDURE", "RETURNING", "OFFSET", "FETCH", "WITH",
+})
+
+
+def references(sql: str, database: str | None) -> list[Reference]:
+    """The tables a SELECT or DML statement names after FROM / JOIN / INTO / UPDATE (and in comma
+    lists of them), in its text's order, each with its alias; an unqualified name without a
+    database is left out (the engine's 1046)."""
+    try:
+        tokens = tokenize(extract(sql)[0])
+    except SyntaxError_:
+        return []
+    found: list[Reference] = []
+    n = len(tokens)
+    i = 0
+    while i < n:
+        word = tokens[i].upper
+        i += 1
+        if word not in _LISTS_TABLES:
+            continue
+        while i < n and _names(tokens[i]):
+            schema, name = database, _unquoted(tokens[i])
+            i += 1
+            if i + 1 < n and tokens[i].text == "." and _names(tokens[i + 1]):
+                schema, name = name, _unquoted(tokens[i + 1])
+                i += 2
+            if i < n and tokens[i].text == "(" and word != "INTO":
+                break  # a function's call (INTO t (a, b): the columns)
+            alias = name
+            if i < n and tokens[i].is_word("AS"):
+                i += 1
+            if i < n and _names(tokens[i]):
+                alias = _unquoted(tokens[i])
+                i += 1
+            if schema is not None:
+                found.append((schema, name, alias))
+            if not (i < n and tokens[i].text == ","):
+                break
+            i += 1
+    return found
+
+
+def _names(tok: Token) -> bool:
+    """A token that can be a table's name or alias where one stands."""
+    return tok.kind == "ident" or tok.kind == "word" and tok.upper not in _NOT_NAMES
+
+
+def _unquoted(tok: Token) -> str:
+    return tok.text[1:-1].replace("``", "`") if tok.kind == "ident" else tok.text
+
+
 class TableLocks:
-    """One session's LOCK TABLES: {(schema, lower-case table): (name, READ or WRITE)}."""
+    """One session's LOCK TABLES: {(schema, alias): (table name, READ or WRITE)}, and the tables
+    locked with the views it locks, {(schema, lower-case table): READ or WRITE} (a statement that
+    names such a table wants a lock of its own)."""
 
-    __slots__ = ("tables",)
+    __slots__ = ("tables", "under_views", "temporary")
 
-    def __init__(self, tables: dict[TableKey, tuple[str, str]]) -> None:
+    def __init__(self, tables: dict[TableKey, tuple[str, str]],
+                 under_views: dict[tuple[str, str], str] | None = None) -> None:
         self.tables = tables
+        self.under_views = under_views or {}
+        # the tables CREATE TEMPORARY TABLE made under these locks: used without a lock
+        self.temporary: set[tuple[str, str]] = set()
 
     @property
     def all_read(self) -> bool:
-        return all(mode == READ for _, mode in self.tables.values())
+        return all(mode == READ for _, mode in self.tables.values()) and WRITE not in self.under_views.values()
+
+    def _locks(self, schema: str, table: str, alias: str | None = None) -> list[tuple[TableKey, str]]:
+        """The locks of `schema.table` ((key, mode)), those under `alias` (as written) only where
+        given."""
+        table = table.lower()
+        return [(key, mode) for key, (name, mode) in self.tables.items()
+                if key[0] == schema and name.lower() == table and (alias is None or key[1] == alias)]
 
     def _mode(self, schema: str, table: str) -> str | None:
-        held = self.tables.get((schema, table.lower()))
-        return None if held is None else held[1]
+        """The lock of the table under its own name (a DDL statement's, SHOW CREATE TABLE's)."""
+        modes = [mode for _, mode in self._locks(schema, table, table)]
+        return None if not modes else WRITE if WRITE in modes else READ
 
     def check_write(self, schema: str, table: str) -> None:
         mode = self._mode(schema, table)
@@ -121,23 +206,71 @@ class TableLocks:
         if self._mode(schema, table) is None:
             raise SQLError(ER_TABLE_NOT_LOCKED, table)
 
-    def check_access(self, writes: Iterable[tuple[str, str, str]], reads: Iterable[tuple[str, str, str]]) -> None:
-        """A SELECT's or DML's tables (`engine.results.Access`'s writes and reads)."""
+    def check_access(self, writes: Iterable[tuple[str, str, str]], reads: Iterable[tuple[str, str, str]],
+                     named: list[Reference], views: Container[tuple[str, str]] = ()) -> None:
+        """A SELECT's or DML's tables (`engine.results.Access`'s writes and reads; `named`: the
+        statement's `references`, where those of neither these tables nor `views` (schema,
+        lower-case name) are left aside), as the module's header says."""
+        touched: dict[tuple[str, str], str] = {}  # (the written ones first)
         for _verb, schema, table in writes:
-            self.check_write(schema, table)
+            touched.setdefault((schema, table.lower()), table)
+        written = set(touched)
         for schema, table, _column in reads:
-            self.check_read(schema, table)
+            touched.setdefault((schema, table.lower()), table)
+        for key in self.temporary.intersection(touched):
+            del touched[key]
+        unwritten = set(written)  # (a written table's first reference is the one written)
+        taken: set[TableKey] = set()
+        opened: list[tuple[str, str, bool]] = []  # (alias as written, its lock, whether written)
+        for schema, table, alias in named:
+            table_key = (schema, table.lower())
+            if table_key not in touched:
+                if table_key in views and not self._locks(schema, table):
+                    raise SQLError(ER_TABLE_NOT_LOCKED, alias)
+                continue  # (a view locked under any alias, a CTE's name, a word in a function's arguments ...)
+            writes_it = table_key in unwritten
+            unwritten.discard(table_key)
+            free = [(key, mode) for key, mode in self._locks(schema, table, alias) if key not in taken]
+            if not free:
+                raise SQLError(ER_TABLE_NOT_LOCKED, alias)
+            wanted = WRITE if writes_it else READ
+            key, mode = next((lock for lock in free if lock[1] == wanted), free[0])  # (the closest lock)
+            taken.add(key)
+            opened.append((alias, mode, writes_it))
+        for alias, mode, writes_it in opened:
+            if writes_it and mode == READ:
+                raise SQLError(ER_TABLE_NOT_LOCKED_FOR_WRITE, alias)
+        named_tables = {(schema, table.lower()) for schema, table, _ in named}
+        for (schema, lowered), table in touched.items():  # (those the text does not name: by name)
+            if (schema, lowered) in named_tables:
+                continue
+            modes = [mode for _, mode in self._locks(schema, table)]
+            if (schema, lowered) in self.under_views:
+                modes.append(self.under_views[(schema, lowered)])
+            if not modes:
+                raise SQLError(ER_TABLE_NOT_LOCKED, table)
+            if (schema, lowered) in written and WRITE not in modes:
+                raise SQLError(ER_TABLE_NOT_LOCKED_FOR_WRITE, table)
 
     def check_ddl(self, sql: str, database: str | None) -> None:
         """CREATE / DROP / ALTER / TRUNCATE / RENAME TABLE and CREATE / DROP INDEX: a new table
-        1100, an existing one as a write (1099 READ-locked, 1100 not locked); TEMPORARY tables
-        and other DDL (databases, views, accounts) are not checked."""
+        1100, an existing one as a write (1099 READ-locked, 1100 not locked); other DDL
+        (databases, views, accounts) is not checked. CREATE TEMPORARY TABLE: under WRITE locks
+        the table is the session's to use unlocked (`temporary`), under READ locks only 1235."""
         t = Tokens(sql)
         verb = t.next().upper
         if verb == "CREATE":
             if t.accept_word("OR"):
                 t.expect_word("REPLACE")
             if t.accept_word("TEMPORARY"):
+                if self.all_read:
+                    raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE TEMPORARY TABLE under LOCK TABLES ... READ")
+                t.expect_word("TABLE")
+                if t.accept_word("IF"):
+                    t.expect_word("NOT")
+                    t.expect_word("EXISTS")
+                schema, name = _table(t, database)
+                self.temporary.add((schema, name.lower()))
                 return
             if t.accept_word("TABLE"):
                 if t.accept_word("IF"):

@@ -227,10 +227,12 @@ class Account:
                 or bool(self.database_privileges(db)) or bool(self.tables.get((db, table.lower()))))
 
     def sees_database(self, db: str) -> bool:
-        """Any privilege in the database at any level (USE, SHOW TABLES FROM, SHOW DATABASES)."""
+        """Any privilege in the database at any level, a routine's too, as mysqld's
+        check_grant_db (USE, SHOW TABLES FROM, SHOW DATABASES)."""
         if ALL in self.privileges or not self.privileges.isdisjoint(DB_PRIVILEGES):
             return True
-        return bool(self.database_privileges(db)) or any(d == db and p for (d, _), p in self.tables.items())
+        return (bool(self.database_privileges(db)) or any(d == db and p for (d, _), p in self.tables.items())
+                or any(d == db and p for (d, _, _), p in self.routines.items()))
 
     def grants(self) -> list[str]:
         """SHOW GRANTS lines, worded and ordered as MariaDB 10.11 shows them: the global line,

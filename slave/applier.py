@@ -34,7 +34,9 @@ Contract
   by the primary key when the table has one, otherwise by every column of the before image.
 - User and grant statements (CREATE/DROP/ALTER/RENAME USER, GRANT, REVOKE, SET PASSWORD) are
   replayed through the server's user store (`server.apply_user_statement`); a failure there is
-  logged and skipped, never stops the applier.
+  logged and skipped, never stops the applier. Each statement of a committed DDL transaction
+  then goes to the `after_ddl` seam (`server.routines.after_replicated_ddl`: the routine grants
+  MariaDB's SQL thread makes and takes), whose failure is logged the same way.
 - A MariaDB master's statement-format LOAD DATA [LOCAL] INFILE: its file's blocks
   (Begin_load_query, Append_block) are appended to a file in the datadir as they are read
   (SQL_LOAD-<our server_id>-<origin>-<file_id>.data, as MariaDB's slave writes them), never held
@@ -276,6 +278,7 @@ class Applier:
         table_columns: Callable[[str, str], list[SlaveColumn] | None],
         make_context: Callable[..., Any],
         apply_user_statement: Callable[[str], Any] | None = None,
+        after_ddl: Callable[[str, str | None], None] | None = None,
         master_clock_offset: Callable[[], float] = lambda: 0.0,
         commit: CommitReplicated | None = None,
         strict_mode: Callable[[], bool] = lambda: False,
@@ -301,6 +304,7 @@ class Applier:
         self.table_columns = table_columns
         self.make_context = make_context
         self.apply_user_statement = apply_user_statement
+        self.after_ddl = after_ddl
         self.master_clock_offset = master_clock_offset
         self._idle: asyncio.Future[None] | None = None  # the loop's wait for `notify` or `stop`
         self._stopping = False
@@ -915,6 +919,16 @@ class Applier:
         if alone or len(self._batch) >= MAX_BATCH_TRANSACTIONS or self._batch_statements >= MAX_BATCH_STATEMENTS:
             await self._flush()
 
+    def _after_ddl(self, statements: list) -> None:
+        """The `after_ddl` seam told of each statement of a committed DDL transaction; a failure
+        there is logged, never stops the applier (as a user statement's)."""
+        assert self.after_ddl is not None
+        for sql, _ctx, db, *_ in statements:
+            try:
+                self.after_ddl(sql, db)
+            except Exception as e:  # noqa: BLE001 - the statement is committed: go on
+                log.warning("slave SQL: after a DDL statement (%s): %s", e, sql[:200])
+
     def _check_strict(self, gtid: Gtid) -> None:
         """gtid_strict_mode (the caller asks it first: OFF, the default, looks nothing up): a
         GTID not above its domain's last one (applied here, or in this server's binlog:
@@ -979,6 +993,8 @@ class Applier:
                 self.transactional_groups += 1
             elif t.statements:  # (a user statement is DDL too, as MariaDB counts it)
                 self.ddl_groups += 1
+                if self.after_ddl is not None and not t.user_statement:
+                    self._after_ddl(t.statements)
             if t.gtid is not None:
                 moved = True
         if moved:

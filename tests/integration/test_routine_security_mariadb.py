@@ -17,7 +17,10 @@ accounts on a stock MariaDB (binlog on, binlog_format STATEMENT) and on our mast
   binlog_format STATEMENT 1418; SET GLOBAL (SUPER or BINLOG ADMIN) / SHOW of the variable.
 
 Then the same procedure run by an account with EXECUTE only on ours, replicated to a MariaDB
-replica and to our slave: the rows it wrote and the routine grants are the master's.
+replica and to our slave: the rows it wrote and the routine grants are the master's. And
+automatic_sp_privileges on the replicas: CREATE PROCEDURE / FUNCTION replayed grants the
+routine's definer where it exists there, DROP takes every account's grants on the routine, as
+on MariaDB's replica.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from tests.support.mariadb_compare import (
     mariadb_and_ours,
     reference_ours_and_replicas,
     replay,
+    rows_or_none,
 )
 
 pytestmark = [
@@ -169,3 +173,107 @@ def test_definer_procedure_of_an_execute_only_account_replicates(tmp_path):
         for replica in replicas:
             wait_for(lambda r=replica: r.query("SHOW GRANTS FOR e@'%'") == want, 60,
                      message=lambda r=replica: f"{r} to hold the routine grant")
+
+
+# what automatic_sp_privileges does on a replica, as MariaDB's SQL thread: CREATE PROCEDURE /
+# FUNCTION grants the routine's DEFINER EXECUTE and ALTER ROUTINE where that account exists there
+# (not the account the master granted them to: ROOTS' definer d gets them on the replicas only),
+# DROP takes every account's grants on it, the replicated GRANT's too
+REPLICATED_ROUTINES = (
+    "CREATE DATABASE rg",
+    "CREATE TABLE rg.mark (id INT PRIMARY KEY)",
+    *(f"CREATE USER {user}@'%' IDENTIFIED BY 'pw'" for user in ("c", "d", "e")),
+    "GRANT CREATE ROUTINE ON rg.* TO c@'%'",
+    "SET GLOBAL log_bin_trust_function_creators = ON",  # (c's CREATE FUNCTION, without SUPER)
+)
+CREATES = (
+    ("c", "CREATE PROCEDURE cp() SELECT 1"),
+    ("c", "CREATE FUNCTION cf() RETURNS INT DETERMINISTIC RETURN 1"),
+    ("root", "CREATE DEFINER=d@'%' PROCEDURE rg.dp() SELECT 2"),
+    ("root", "CREATE DEFINER=nobody@'%' PROCEDURE rg.np() SELECT 3"),
+    ("root", "GRANT EXECUTE ON PROCEDURE rg.dp TO e@'%'"),
+    ("root", "GRANT EXECUTE ON PROCEDURE rg.np TO e@'%'"),
+    ("root", "GRANT SELECT ON rg.mark TO e@'%'"),
+)
+DROPS = (
+    ("c", "DROP PROCEDURE cp"),
+    ("root", "DROP PROCEDURE rg.dp"),
+    ("root", "DROP FUNCTION IF EXISTS rg.cf"),
+)
+ROUTINE_GRANTS = ("SELECT Host, Db, User, Routine_name, Routine_type, Proc_priv, Grantor FROM mysql.procs_priv"
+                  " WHERE Db = 'rg' ORDER BY User, Routine_type, Routine_name")
+TABLE_GRANTS = "SELECT Host, Db, User, Table_name, Table_priv, Grantor FROM mysql.tables_priv WHERE Db = 'rg'"
+
+
+def test_routine_grants_on_replicas_follow_create_and_drop_as_mariadbs(tmp_path):
+    with reference_ours_and_replicas(tmp_path, our_slave=True) as (_, ours, replicas):
+        for sql in REPLICATED_ROUTINES:
+            ours.query(sql)
+        conns = {"root": ours.connect("rg"), "c": ours.connect("rg", user="c", password="pw")}
+        seen = []
+        try:
+            for mark, steps in enumerate((CREATES, DROPS)):
+                for who, sql in steps:
+                    with conns[who].cursor() as cur:
+                        cur.execute(sql)
+                ours.query(f"INSERT INTO rg.mark VALUES ({mark})")
+                for replica in replicas:
+                    wait_for(lambda r=replica, m=mark: rows_or_none(r, f"SELECT id FROM rg.mark WHERE id = {m}") == [(m,)],
+                             60, message=lambda r=replica: f"{r} to apply the routine statements")
+                seen.append([server.query(ROUTINE_GRANTS) for server in (ours, *replicas)])
+            tables = [replica.query(TABLE_GRANTS) for replica in replicas]
+        finally:
+            for conn in conns.values():
+                conn.close()
+    assert tables[0] == tables[1] and tables[0], tables  # (the grantor of a replicated GRANT too)
+    (master, theirs, mine), (master_after, theirs_after, mine_after) = seen
+    assert mine == theirs, (theirs, mine)
+    assert mine_after == theirs_after, (theirs_after, mine_after)
+    assert {row[2] for row in theirs} == {"c", "d", "e"} and {row[2] for row in master} == {"c", "e"}, seen
+    assert theirs_after == [row for row in theirs if row[3] == "np"], seen
+    assert master_after == [row for row in master if row[3] == "np"], seen
+
+
+# a stored function called in another's body: EXECUTE on it is wanted of the account the outer
+# body runs as (its definer for SQL SECURITY DEFINER, the caller for INVOKER), not of the caller
+NESTED_SETUP = (
+    "CREATE DATABASE nf",
+    *(f"CREATE USER {user}@'%' IDENTIFIED BY 'pw'" for user in ("d", "e", "k")),
+    "CREATE DEFINER=d@'%' FUNCTION nf.inner_f() RETURNS INT DETERMINISTIC RETURN 7",
+    "CREATE DEFINER=d@'%' FUNCTION nf.outer_f() RETURNS INT DETERMINISTIC RETURN inner_f() + 1",
+    "CREATE DEFINER=k@'%' FUNCTION nf.outer_k() RETURNS INT DETERMINISTIC RETURN nf.outer_f() + 10",
+    "CREATE DEFINER=d@'%' FUNCTION nf.outer_inv() RETURNS INT DETERMINISTIC SQL SECURITY INVOKER"
+    " RETURN inner_f() + 2",
+    "GRANT EXECUTE ON FUNCTION nf.outer_f TO d@'%'",
+    "GRANT EXECUTE ON FUNCTION nf.outer_f TO e@'%'",
+    "GRANT EXECUTE ON FUNCTION nf.outer_inv TO e@'%'",
+    "GRANT EXECUTE ON FUNCTION nf.outer_k TO e@'%'",
+    "GRANT EXECUTE ON FUNCTION nf.outer_k TO k@'%'",
+)
+NESTED_STEPS: tuple[tuple[str, str], ...] = (
+    ("e", "USE nf"), ("root", "USE nf"),
+    ("e", "SELECT outer_f()"),  # the definer d lacks EXECUTE on inner_f
+    ("root", "SELECT outer_f()"),
+    ("root", "GRANT EXECUTE ON FUNCTION nf.inner_f TO d@'%'"),
+    ("e", "SELECT outer_f()"),  # e itself has none on inner_f
+    ("root", "SELECT outer_f(), outer_f() + 1"),
+    ("e", "SELECT outer_inv()"),  # INVOKER: e's own EXECUTE
+    ("e", "SELECT outer_k()"),  # k lacks EXECUTE on outer_f
+    ("root", "GRANT EXECUTE ON FUNCTION nf.outer_f TO k@'%'"),
+    ("e", "SELECT outer_k()"),
+    ("k", "SELECT outer_k()"),
+    ("root", "GRANT EXECUTE ON FUNCTION nf.inner_f TO e@'%'"),
+    ("e", "SELECT outer_inv(), inner_f()"),
+    ("root", "REVOKE EXECUTE ON FUNCTION nf.inner_f FROM d@'%'"),
+    ("e", "SELECT outer_inv()"),
+    ("e", "SELECT outer_k()"),
+    ("root", "SELECT outer_k()"),
+)
+
+
+def test_a_function_called_in_a_function_is_checked_as_its_body_runs_as_mariadbs(tmp_path):
+    with mariadb_and_ours(tmp_path) as servers:
+        theirs, mine = (replay(server, NESTED_SETUP, NESTED_STEPS, dict.fromkeys(("d", "e", "k"), "pw"))
+                        for server in servers)
+    assert differences(NESTED_STEPS, theirs, mine) == ""
+    assert sum(a[0] == "error" for a in theirs) >= 3 and any(a[0] == "rows" for a in theirs), theirs

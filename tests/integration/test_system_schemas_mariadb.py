@@ -5,7 +5,9 @@ names as written (MYSQL is 1049); SHOW DATABASES and information_schema.SCHEMATA
 performance_schema. Writes to their tables and DDL in them are 1235 (they were 1146, 1049, 1008
 or an engine error naming its catalog table). Compared with a stock MariaDB statement by statement; the listings of tables
 MariaDB has and we do not are compared over the ones we answer. `mariadb-dump --all-databases`
-of ours still dumps only the databases made here."""
+of ours still dumps only the databases made here. An account holding SHOW DATABASES alone sees
+every database in SHOW DATABASES and information_schema.SCHEMATA, and SHOW TABLES FROM any of
+them answers (was 1044)."""
 
 from __future__ import annotations
 
@@ -114,21 +116,50 @@ def _unordered(answers: list[tuple]) -> list[tuple]:
     return [(sql, "rows", sorted(got[1], key=repr)) if got[0] == "rows" else (sql, *got) for sql, got in answers]
 
 
+def _accounts_answers(server, accounts: dict[str, list[str]], statements: list[str]) -> list[tuple]:
+    """Each of `accounts` made on `server` with its grants, then ("user: statement", `answer`) of
+    each statement on the account's connection."""
+    out = []
+    for user, grants in accounts.items():
+        for sql in [f"CREATE USER {user}@'%' IDENTIFIED BY 'p'", *grants]:
+            server.query(sql)
+        conn = server.connect(user=user, password="p")
+        try:
+            out.extend((f"{user}: {sql}", answer(conn, sql)) for sql in statements)
+        finally:
+            conn.close()
+    return out
+
+
 def test_performance_schema_listed_as_mariadb(tmp_path):
     with mariadb_and_ours(tmp_path, mariadb_extra=OUR_SERVER_CHARSET) as (mariadb, ours):
         theirs, mine = both_answer(mariadb, ours, ["CREATE DATABASE d"], LISTINGS)
-        seen = []
-        for server in (mariadb, ours):
-            seen.append([])
-            for user, grants in ACCOUNTS.items():
-                for sql in [f"CREATE USER {user}@'%' IDENTIFIED BY 'p'", *grants]:
-                    server.query(sql)
-                conn = server.connect(user=user, password="p")
-                try:
-                    seen[-1].extend(answer(conn, sql) for sql in UNPRIVILEGED)
-                finally:
-                    conn.close()
+        seen = [[got for _, got in _accounts_answers(server, ACCOUNTS, UNPRIVILEGED)] for server in (mariadb, ours)]
     assert answer_differences(_unordered(theirs), _unordered(mine)) == ""
     assert len(mine[0][1][1]) == 81 and len(mine[1][1][1]) == 1174, mine[:2]
     assert seen[1][0] == ("rows", ()) or seen[1][0] == seen[0][0], seen
     assert seen[1][1:] == seen[0][1:] and seen[1][3] == ("rows", ((1174,),)), seen
+
+
+# the databases an account of SHOW DATABASES alone sees, beside one of no privilege: every
+# database listed (information_schema.SCHEMATA too), SHOW [FULL] TABLES / TABLE STATUS FROM one of
+# them answered with the tables it may see (none), an unknown one 1049, where the other has 1044;
+# `mysql` and `sys`, which are not listed here, left out of the comparison
+LISTERS = {"s": ["GRANT SHOW DATABASES ON *.* TO s@'%'"], "u": []}
+LISTED = ["SHOW DATABASES", "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA ORDER BY 1",
+          "SHOW TABLES FROM d", "SHOW FULL TABLES FROM d LIKE 't%'", "SHOW TABLE STATUS FROM d",
+          "SHOW TABLES FROM nosuch", "USE d", "SHOW CREATE DATABASE d"]
+UNLISTED = {("mysql",), ("sys",)}
+
+
+def test_databases_an_account_of_show_databases_sees_as_mariadb(tmp_path):
+    seen = []
+    with mariadb_and_ours(tmp_path, mariadb_extra=OUR_SERVER_CHARSET) as servers:
+        for server in servers:
+            for sql in ["CREATE DATABASE d", "CREATE TABLE d.t (a INT)"]:
+                server.query(sql)
+            seen.append([(asked, ("rows", tuple(row for row in got[1] if row not in UNLISTED)) if got[0] == "rows"
+                          else got) for asked, got in _accounts_answers(server, LISTERS, LISTED)])
+    assert answer_differences(*seen) == ""
+    assert ("s: SHOW TABLES FROM d", ("rows", ())) in seen[0] and ("s: SHOW DATABASES", ("rows", (
+        ("d",), ("information_schema",), ("performance_schema",)))) in seen[0], seen[0]
