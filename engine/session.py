@@ -536,8 +536,11 @@ class Session:
         if plan.kind not in ("select", "write"):
             raise syntax_error(inner)
         args = self._args(plan, params, context, self._now(context), sql)
+        read = plan.sql
+        if plan.row_order is not None:  # an UPDATE ... ORDER BY: the rows it reads are its SELECT's
+            read, args = plan.row_order, args[len(args) - plan.order_args:]
         self._fx.start_statement()
-        _, steps = await engine._on_reader(engine._pool.query, "EXPLAIN QUERY PLAN " + plan.sql, args, self._fx,
+        _, steps = await engine._on_reader(engine._pool.query, "EXPLAIN QUERY PLAN " + read, args, self._fx,
                                            self._database)
         found, notes = explain.accesses(steps)
         for access in found:
