@@ -24,10 +24,12 @@ from tests.support.daemons import wait_for
 from tests.support.mariadb import mariadb_available
 from tests.support.mariadb_compare import (
     answer_differences,
+    assert_same_rows,
     differences,
     mariadb_and_ours,
     ok_answers,
     reference_ours_and_replica,
+    reference_ours_and_replicas,
     replay,
     rows_or_none,
 )
@@ -246,3 +248,19 @@ def test_a_statement_session_replays_as_a_statement_on_a_mariadb_replica(tmp_pat
         assert want != [tuple(row) for row in master_sum]
         wait_for(lambda: rows_or_none(replica, "SELECT cnt, crc FROM ck.sums") == want, 60,
                  message=lambda: f"the replica's own checksum, {want}")
+
+
+def test_ordered_updates_replay_on_replicas(tmp_path):
+    """UPDATE / DELETE ... ORDER BY written to the binlog as statements: a MariaDB replica and
+    our slave run them in the same order and hold the master's rows, as the MariaDB they are
+    compared with does."""
+    setup = ["CREATE DATABASE ord", "CREATE TABLE ord.t (id INT PRIMARY KEY, n INT, k INT UNIQUE)",
+             "INSERT INTO ord.t VALUES (1, 10, 1), (2, 20, 2), (3, 30, 3), (4, 40, 4)"]
+    writes = ["UPDATE ord.t SET id = id + 1 ORDER BY id DESC", "UPDATE ord.t SET k = k + 10 ORDER BY k DESC LIMIT 2",
+              "UPDATE ord.t SET k = k + 1 WHERE id < 4 ORDER BY k DESC", "DELETE FROM ord.t WHERE n > 30 ORDER BY n"]
+    with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, ours, replicas):
+        for server in (reference, ours):
+            for sql in setup + writes:
+                server.query(sql)
+        assert reference.query("SELECT * FROM ord.t ORDER BY id") == [(2, 10, 2), (3, 20, 3), (4, 30, 13)]
+        assert_same_rows(reference, ours, replicas, "SELECT * FROM ord.t ORDER BY id")
