@@ -1276,6 +1276,8 @@ class Engine:
                 affected = replaced
             elif apart is not None:
                 affected, ids, first, generated = self._w_rows_apart(plan, args, apart, forced, zero_is_value)
+            elif plan.row_order is not None:
+                affected = self._w_rows_in_order(plan, args)
             elif multi is not None:
                 affected = multiwrite.run(self._wconn, self._w_execute, multi, plan.sql, args, rand)
                 self._touched.update(multi.schemas)
@@ -1522,6 +1524,8 @@ class Engine:
             if fx is not None:
                 fx.records = len(rows)
             for n, (computed, row_args, slot) in enumerate(rows, 1):
+                if fx is not None:  # (ON DUPLICATE KEY UPDATE's stored values name this row)
+                    fx.current_row = n
                 taken = self._w_row_id(plan, row_args, slot, ids, n, zero_is_value) if slot is not None else None
                 values = self._w_execute(computed, row_args).fetchone() if computed is not None else row_args
                 marks = fx.upserts_changed + fx.upserts_unchanged if fx is not None else 0
@@ -1562,6 +1566,40 @@ class Engine:
             self._auto[key] = max(self._auto.get(key, 1), ids.counter)
             self._w_top(key, ids.top)
         return affected, written_ids, ids.first, generated
+
+    def _w_rows_in_order(self, plan: Plan, args: list) -> int:
+        """An UPDATE ... ORDER BY (`Plan.row_order`): the rowids it matches in that order, then
+        each row updated alone, in a savepoint (a failing row undoes the others), its stored
+        values' warnings and errors naming its place in that order, as MariaDB's; a row that
+        meets a unique key is 1062 naming its new key, read while the rows before it stand
+        updated. Returns the rows updated."""
+        split = len(args) - plan.order_args
+        head, tail = list(args[:split]), args[split:]
+        conn = self._wconn
+        rowids = [rowid for (rowid,) in self._w_execute(plan.row_order, tail).fetchall()]
+        affected, fx = 0, self._wstate.fx
+        conn.execute("SAVEPOINT __rows")
+        try:
+            for n, rowid in enumerate(rowids, 1):
+                if fx is not None:  # (its stored values' warnings and errors name this row)
+                    fx.current_row = n
+                row_args = [*head, rowid]
+                try:
+                    affected += max(self._w_execute(plan.sql, row_args).rowcount, 0)
+                except sqlite3.IntegrityError as exc:
+                    table = self.table(*plan.target)
+                    cols = _unique_failed(exc)
+                    if cols is None or table is None:
+                        raise
+                    shown = self._w_duplicate_updated(table, cols, plan, row_args)
+                    raise SQLError(ER_DUP_ENTRY, shown, table.key_name_for(cols)) from None
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK TO __rows")
+                conn.execute("RELEASE __rows")
+            raise
+        conn.execute("RELEASE __rows")
+        return affected
 
     def _w_left_out(self, table: Table, columns: list[str], values: Sequence) -> tuple[str, int, str] | None:
         """The warning MariaDB gives for a row INSERT IGNORE left out: 1062 naming the first

@@ -36,12 +36,13 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
-from engine import collation, decimal_math, jsondoc, locales, strfuncs, values
+from engine import collation, decimal_math, fixedbin, jsondoc, locales, strfuncs, values
 from engine.coltypes import format_double, zerofill_text
 from protocol.charsets import CHARSETS
 from protocol.errors import (
     ER_CONSTRAINT_FAILED,
     ER_DATA_OUT_OF_RANGE,
+    ER_DATA_OVERFLOW,
     ER_DIVISION_BY_ZERO,
     ER_JSON_BAD_CHR,
     ER_JSON_DEPTH,
@@ -57,6 +58,8 @@ from protocol.errors import (
     ER_SUBQUERY_NO_1_ROW,
     ER_TOO_BIG_PRECISION,
     ER_TRUNCATED_NUMBER,
+    ER_TRUNCATED_WRONG_VALUE,
+    ER_UNKNOWN_ERROR,
     ER_UNKNOWN_LOCALE,
     ER_WRONG_ARGUMENTS,
     ER_WRONG_VALUE_FOR_TYPE,
@@ -154,6 +157,11 @@ class SessionFunctions:
         self.records = 0  # the rows an INSERT / REPLACE ... SELECT read (its info's "Records")
         self.connection_id = 0
         self.stored_rows: dict[str, int] = {}  # mysql_store calls of the statement, by target: the row number
+        # the row MariaDB names in a stored value's warning or error ("at row n"): the rows an
+        # UPDATE's scan read (`mysql_row_read`), an INSERT's row of values run alone
+        # (`Engine._w_rows_apart`); 0 where none is counted (each target's stores count then)
+        self.current_row = 0
+        self.fixedbin_warned: set[tuple[str, str | bytes]] = set()  # (`mysql_fixedbin_bound`)
         # the last value a trigger's SET NEW.col stored, (its mysql_store target, value): the
         # value of a 1062 that assignment met
         self.trigger_assigned: tuple[str, Any] | None = None
@@ -172,6 +180,8 @@ class SessionFunctions:
         self.upserts_changed = self.upserts_unchanged = 0
         self.warnings = []
         self.stored_rows.clear()
+        self.current_row = 0
+        self.fixedbin_warned.clear()
         if self.interrupted.is_set():  # (no lock taken when unset, as `start_statement`)
             self.interrupted.clear()
         self.sleeping = False
@@ -181,13 +191,16 @@ class SessionFunctions:
     def warn(self, warning: tuple[str, int, str]) -> None:
         """A warning or note (level, code, message) of the running statement's expressions, kept
         after the stored values' warnings of the rows before (`stored_rows`), before the next."""
-        self.warnings.append((max(self.stored_rows.values(), default=0) + 0.5, *warning))
+        at = self.current_row - 0.5 if self.current_row else max(self.stored_rows.values(), default=0) + 0.5
+        self.warnings.append((at, *warning))
 
     def start_statement(self) -> None:
         # (`interrupted` is not cleared here: a KILL QUERY that came after its statement began
         # but before the engine reached this point stays; the session clears it when the
         # statement ends, `clear_interrupt`)
         self.stored_rows.clear()
+        self.current_row = 0
+        self.fixedbin_warned.clear()
         self.trigger_assigned = None
 
     def clear_interrupt(self) -> None:
@@ -1236,6 +1249,34 @@ def cast_int(value: Any, kind: str, unsigned: int) -> int | str | None:
     return n - _U64 if n >= 1 << 63 else n
 
 
+_TO_UNSIGNED = ("Note", ER_UNKNOWN_ERROR.code, "Cast to unsigned converted negative integer to it's positive complement")
+
+
+def cast_int_note(value: Any, kind: str, unsigned: int) -> tuple[str, int, str] | None:
+    """MariaDB's note of CAST(value AS UNSIGNED) (`cast_int`'s `kind`), None for none: a negative
+    integer (a string's leading one, '-0' too) is its complement (1105); a negative DECIMAL is
+    0 with warning 1916, a negative DOUBLE 0 with note 1916. (SIGNED's note of a string past
+    BIGINT is not given: its digits here are an unsigned BIGINT's too.)"""
+    if not unsigned or value is None or kind == "temporal" or isinstance(value, bool):
+        return None
+    if isinstance(value, bytes):
+        value = _to_str(value)
+    if isinstance(value, str) and kind != "dec":
+        m = _INT_PREFIX.match(value)
+        return _TO_UNSIGNED if m is not None and m.group(1) == "-" else None
+    if isinstance(value, int):
+        return _TO_UNSIGNED if value < 0 else None
+    if isinstance(value, float) and kind not in ("dec", "lit"):
+        return ("Note", ER_DATA_OVERFLOW.code, ER_DATA_OVERFLOW.format(format_double(value), "UNSIGNED BIGINT")) \
+            if value < 0 else None
+    text = repr(value) if isinstance(value, float) else str(value).strip()
+    try:
+        negative = Decimal(text) < 0
+    except InvalidOperation:
+        return None
+    return ("Warning", ER_DATA_OVERFLOW.code, ER_DATA_OVERFLOW.format(text, "UNSIGNED INT")) if negative else None
+
+
 def _clipped(n: int, unsigned: int) -> int:
     """A number rounded to an integer, clipped to the CAST target's range."""
     return min(max(n, 0), _U64 - 1) if unsigned else min(max(n, -(1 << 63)), (1 << 63) - 1)
@@ -2185,7 +2226,7 @@ UNBOUNDED = frozenset({
 VOLATILE = frozenset({
     "uuid", "uuid_short", "sys_guid", "random_bytes", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
     "mysql_set_var", "mysql_get_var",
-    "mysql_upsert_mark", "mysql_matched", "mysql_store_row", "mysql_sleep", "mysql_sysdate", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
+    "mysql_upsert_mark", "mysql_matched", "mysql_row_read", "mysql_fixedbin_bound", "mysql_store_row", "mysql_sleep", "mysql_sysdate", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
     "is_used_lock",
 })
 
@@ -2601,6 +2642,8 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         """CAST(x AS SIGNED / UNSIGNED) (`cast_int`), a string that is no integer warned of."""
         if type(value) is str and kind != "dec" and (warning := values.number_warning(value, "INTEGER")):
             warn(warning)
+        if (note := cast_int_note(value, kind, unsigned)) is not None:
+            warn(note)
         return cast_int(value, kind, unsigned)
 
     def mysql_rand(seed: Any = None) -> float:
@@ -2620,6 +2663,32 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
             else:
                 state.fx.upserts_unchanged += 1
         return 1 if every or changed else 0
+
+    def mysql_fixedbin_bound(value: Any, kind: str, strict: int) -> Any:
+        """A literal a write compares with a UUID / INET6 / INET4 column, read for each row
+        compared (`VOLATILE`: none read, none converted), as MariaDB converts it: its
+        canonical text; text that names no value NULL, warned of once in the statement (1292),
+        strict mode's error in an INSERT / UPDATE (`strict`)."""
+        if not isinstance(value, str | bytes):
+            return value
+        text = fixedbin.canonical(kind, value)
+        if text is None:
+            fx = session_fx()
+            if strict or (kind, value) not in fx.fixedbin_warned:
+                warned: list = []
+                fixedbin.bound(kind, value, warned)
+                if strict:
+                    raise_sql(SQLError(ER_TRUNCATED_WRONG_VALUE, message=warned[0][3]))
+                fx.fixedbin_warned.add((kind, value))
+                fx.warn(warned[0][1:])
+        return text
+
+    def mysql_row_read(_rowid: Any) -> int:
+        """An UPDATE's first WHERE term: one more row its scan read (`current_row`), the row MariaDB
+        names in a stored value's warning or error; true."""
+        fx = session_fx()
+        fx.current_row += 1
+        return 1
 
     def mysql_upsert_mark(value: Any, changed: Any) -> Any:
         if state.fx is not None:
@@ -2690,12 +2759,13 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         fx = session_fx()
         counts = fx.stored_rows
         row = counts[key] = counts.get(key, 0) + 1
-        return store(value, key, row, fx.warnings)
+        return store(value, key, fx.current_row or row, fx.warnings)
 
     def mysql_store_check(value: Any, key: str, *_place: Any) -> Any:
         """mysql_store's (mysql_store_row's) value for the same row once more (UPDATE's
         changed-rows condition; its warnings are mysql_store's)."""
-        return store(value, key, session_fx().stored_rows.get(key, 0) + 1, None)
+        fx = session_fx()
+        return store(value, key, fx.current_row or fx.stored_rows.get(key, 0) + 1, None)
 
     def mysql_store_row(value: Any, key: str, place: int) -> Any:
         """mysql_store's for each row (a function SQLite does not fold: `VOLATILE`), an assignment
@@ -2705,6 +2775,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         fx = session_fx()
         counts = fx.stored_rows
         row = counts[key] = counts.get(key, 0) + 1
+        row = fx.current_row or row
         note = values.target_cut_note(key, value, row)
         warned: list = [] if note is None else [note]
         stored = store(value, key, row, warned)
@@ -2836,7 +2907,8 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "ascii": (1, lambda s: None if s is None else (ord(_to_str(s)[0]) if _to_str(s) else 0)),
         "mysql_rand": (-1, mysql_rand), "mysql_set_last_id": (1, mysql_set_last_id),
         "mysql_set_var": (2, mysql_set_var), "mysql_get_var": (3, mysql_get_var),
-        "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_matched": (3, mysql_matched), "mysql_date_add": (-1, date_add),
+        "mysql_upsert_mark": (2, mysql_upsert_mark), "mysql_matched": (3, mysql_matched), "mysql_row_read": (1, mysql_row_read),
+        "mysql_fixedbin_bound": (3, mysql_fixedbin_bound), "mysql_date_add": (-1, date_add),
         "mysql_temporal": (3, mysql_temporal), "yearweek": (-1, yearweek),
         "dayname": (1, lambda v: None if (d := _date(v)) is None else _DAY_NAMES[d.weekday()]),
         "monthname": (1, lambda v: None if (d := _date(v)) is None else _MONTH_NAMES[d.month - 1]),

@@ -536,8 +536,11 @@ class Session:
         if plan.kind not in ("select", "write"):
             raise syntax_error(inner)
         args = self._args(plan, params, context, self._now(context), sql)
+        read = plan.sql
+        if plan.row_order is not None:  # an UPDATE ... ORDER BY: the rows it reads are its SELECT's
+            read, args = plan.row_order, args[len(args) - plan.order_args:]
         self._fx.start_statement()
-        _, steps = await engine._on_reader(engine._pool.query, "EXPLAIN QUERY PLAN " + plan.sql, args, self._fx,
+        _, steps = await engine._on_reader(engine._pool.query, "EXPLAIN QUERY PLAN " + read, args, self._fx,
                                            self._database)
         found, notes = explain.accesses(steps)
         for access in found:
@@ -1103,8 +1106,10 @@ class Session:
             committed = self.engine.handover.hand(CommittedTxn(self._statements))
             self._statements = []
             self._release()
+        copied = affected  # (an upsert's: rows inserted or updated, unchanged ones too)
         if plan.upsert:  # MySQL: 1 per row inserted, 2 per row updated, 0 per row left unchanged
             changed, unchanged = self._fx.upserts_changed, self._fx.upserts_unchanged
+            copied -= unchanged  # (the rows inserted or changed)
             affected += changed - (0 if self.found_rows else unchanged)
         if plan.counts_rows:  # an UPDATE: "Rows matched: 2  Changed: 1  Warnings: 0"
             changed = self._fx.upserts_changed
@@ -1128,6 +1133,8 @@ class Session:
             records = plan.nrows or self._fx.records
             if plan.replaces:
                 duplicates = affected - records  # (each replaced row: deleted, then inserted)
+            elif plan.upsert and plan.ignore:  # IGNORE's: the rows neither inserted nor changed
+                duplicates = records - copied
             elif plan.upsert:
                 duplicates = self._fx.upserts_changed  # (rows the UPDATE left as they were: none)
             else:

@@ -388,6 +388,11 @@ class Plan:
     # INSERT/REPLACE/DELETE ... RETURNING: `SELECT <list> FROM <target> LIMIT 0`, whose names and
     # result_types describe the returned rows; its args are the tail of the write's
     returning: Plan | None = None
+    # UPDATE ... ORDER BY: the SELECT of the rowids it updates, in the ORDER BY's order, whose
+    # arguments are the last `order_args` of the write's; `sql` then updates one row, its rowid
+    # bound after the other arguments (`Engine._w_rows_in_order`)
+    row_order: str | None = None
+    order_args: int = 0
     # DELETE ... ORDER BY ... LIMIT ... RETURNING: the rowids in the ORDER BY's order (the write's
     # args but RETURNING's), the order MariaDB returns the rows in; each row then ends with its rowid
     returning_order: str | None = None
@@ -768,7 +773,13 @@ class Translator:
                 context = self.literal_context(i)
                 if not self.exact_item(i, context):
                     compared = self.fixedbin_literals.get(tok.param)
-                    self.add_arg(tok.param if compared is None else (FIXEDBIN, tok.param, compared))
+                    if compared is not None and self.tokens[0].is_word("INSERT", "UPDATE", "DELETE", "REPLACE"):
+                        # a write's: read where a row is compared, as MariaDB converts it (`mysql_fixedbin_bound`)
+                        out.append("mysql_fixedbin_bound(")
+                        self.add_arg(tok.param)
+                        out.append(f", '{compared}', {int(self.strict_values)})")
+                    else:
+                        self.add_arg(tok.param if compared is None else (FIXEDBIN, tok.param, compared))
                 self.read_as(tok.param, context)
                 if self.compared_off_column(i):
                     out.append("COLLATE " + GENERAL_CI)
@@ -3304,7 +3315,9 @@ class Translator:
         kw.setdefault("sysvars", any((type(a) is tuple and a[0] == "sysvar") or a == USER or a == CURRENT_USER
                                      for a in args))
         if kind == "write":
-            kw.setdefault("unsafe", unsafe_notes(self.tokens))
+            target = self.need_table(*kw["target"]) if self.upsert and kw.get("target") else None
+            keys = sum(index.primary or index.unique for index in target.indexes) if target is not None else 0
+            kw.setdefault("unsafe", unsafe_notes(self.tokens, keys))
             kw.setdefault("generated_ignored", tuple(self.generated_ignored))
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand, uses_fraction=self.uses_fraction,
@@ -4490,6 +4503,7 @@ class Translator:
         if i >= len(toks) or not toks[i].is_word("SET"):
             raise SQLError(ER_NOT_SUPPORTED_YET, "multi-table UPDATE") if i < len(toks) else self.error_at(i)
         self.out.append("SET")
+        set_out = len(self.out)
         set_cols = {toks[k].text.lower() for k in range(i, len(toks) - 1)
                     if toks[k + 1].text == "=" and toks[k].kind in ("word", "ident")}
         per_row = bool(self.write_mode & PER_ROW)
@@ -4515,8 +4529,10 @@ class Translator:
         end = self.emit_range(i, len(toks))
         if end != len(toks):
             raise self.error_at(end)
+        if self.clause_at(i, ("ORDER",)) < len(toks):
+            return self.ordered_update(schema, table, prefix_out, prefix_args, up_front)
         plan = self.finish("write", target=(schema, table.name), literals_up_front=up_front)
-        if self.uses_rand or any(t.is_word("ORDER", "LIMIT") for t in toks[i:]):
+        if self.uses_rand or any(t.is_word("LIMIT") for t in toks[i:]):
             return plan
         # MySQL counts changed rows: the same UPDATE restricted to rows it changes; both it and
         # the UPDATE of every matched row count the rows matched and changed (`mysql_matched`,
@@ -4527,11 +4543,56 @@ class Translator:
         if per_row:  # (its literals checked, and refused, only for a row the condition matches)
             changed_out = ["iif((", *condition, "), (", *changed_out, "), 0)"]
             changed_args = condition_args + changed_args
+        stores = any("mysql_store" in part for part in out[set_out:prefix_out])
+        read = ["mysql_row_read(rowid) AND"] if stores and self.reads_in_one_pass(table, i) else []
         for every in (0, 1):
-            self.out = (out[:prefix_out] + ["WHERE"] + (["("] + condition + [") AND"] if has_where else [])
+            self.out = (out[:prefix_out] + ["WHERE", *read] + (["("] + condition + [") AND"] if has_where else [])
                         + ["mysql_matched(("] + condition + ["), ("] + changed_out + [f"), {every})"])
             self.args = args + condition_args + changed_args
             counted = self.finish("write", target=(schema, table.name), counts_rows=True, literals_up_front=up_front)
+            if every:
+                plan.found = counted
+            else:
+                plan.changed = counted
+        return plan
+
+    def reads_in_one_pass(self, table: Table, where_at: int) -> bool:
+        """Whether SQLite updates each row of this UPDATE as its scan reads it (one pass), so that
+        a first WHERE term counting the rows read (`mysql_row_read`) numbers a stored value's
+        warning or error as MariaDB does, by the rows its scan read ("at row n"): no assigned
+        column in a key or a foreign key (a key the scan may walk: MariaDB then numbers the rows
+        it updates, as SQLite would count them all first), no UPDATE trigger on the table, no
+        subquery in the WHERE (SQLite then reads every row before it updates one)."""
+        assigned = {name.lower() for name, *_ in self.assigned}
+        keyed = {c.lower() for index in table.indexes for c in index.columns}
+        keyed.update(c.lower() for fk in table.foreign_keys for c in fk.columns)
+        if assigned & keyed or any(t.is_word("SELECT") for t in self.tokens[where_at:]):
+            return False
+        return not any(t.table.lower() == table.name.lower() and t.event == "UPDATE"
+                       for t in self.triggers_in(table.schema))
+
+    def ordered_update(self, schema: str, table: Table, prefix_out: int, prefix_args: int, up_front: bool) -> Plan:
+        """UPDATE ... ORDER BY ... [LIMIT ...] (its SET emitted up to `prefix_out` / `prefix_args`,
+        its WHERE, ORDER BY and LIMIT after): the rows it matches chosen in the ORDER BY's order
+        (`Plan.row_order`), then each updated alone in that order, as MariaDB updates them; a
+        key shifted row by row (SET id = id + 1 ORDER BY id DESC) never meets the next row's old
+        one. Its variants count the rows matched and changed, as the UPDATE's without ORDER BY."""
+        out, args = self.out, self.args
+        target = out[1] + (" " + out[2] if out[2].startswith("AS ") else "")
+        chosen = " ".join(["SELECT rowid FROM", target, *out[prefix_out:]])
+        order_args = args[prefix_args:]
+        head, head_args = out[:prefix_out], args[:prefix_args]
+        self.out, self.args = head + ["WHERE rowid = ?"], head_args + order_args
+        plan = self.finish("write", target=(schema, table.name), literals_up_front=up_front,
+                           row_order=chosen, order_args=len(order_args))
+        if self.uses_rand:
+            return plan
+        changed_out, changed_args = self.changed_condition(self.assigned)
+        for every in (0, 1):  # (the row's own term last: SQLite looks the row up by it)
+            self.out = head + ["WHERE mysql_matched(1, ("] + changed_out + [f"), {every}) AND rowid = ?"]
+            self.args = head_args + changed_args + order_args
+            counted = self.finish("write", target=(schema, table.name), counts_rows=True, literals_up_front=up_front,
+                                  row_order=chosen, order_args=len(order_args))
             if every:
                 plan.found = counted
             else:
@@ -4672,6 +4733,8 @@ class Translator:
         if end != len(toks):
             raise self.error_at(end)
         if not limited:
+            if self.clause_at(i, ("ORDER",)) < len(toks) and self.clause_at(i, ("LIMIT",)) == len(toks):
+                self.out.append("LIMIT -1")  # (SQLite takes an ORDER BY only with a LIMIT; the rows are the same)
             return self.finish("write", target=(schema, table.name))
         order = f"SELECT rowid FROM {target} " + " ".join(self.out[chosen_at:])
         self.out.append(")")

@@ -403,7 +403,8 @@ def _row_markers(statement: str, table: Table, stored_new: bool = False) -> tupl
 
 
 _REFUSED_PLAN = ("into_vars", "multi", "returning", "user_vars", "sysvars", "uses_last_id", "sets_last_id",
-                 "uses_rand", "uses_fraction", "ignore", "auto_select_slot", "auto_selected_at", "ids_returned")
+                 "uses_rand", "uses_fraction", "ignore", "auto_select_slot", "auto_selected_at", "ids_returned",
+                 "row_order")  # (an UPDATE ... ORDER BY: a row at a time by the writer)
 
 
 def statement_sql(statement: str, trigger: Trigger, table: Table, plan_of: Callable[[str, list], Plan],

@@ -8,10 +8,11 @@ BINLOG_STMT_UNSAFE_* flags): a LIMIT anywhere in the statement (ORDER BY does no
 there); a system variable other than those a QUERY event carries (any @@global one); a system
 function (UUID(), USER(), SYSDATE(), FOUND_ROWS(), GET_LOCK(), ..., RAND() but in an INSERT,
 whose seed the binlog carries); INSERT IGNORE ... SELECT; INSERT ... SELECT ... ON DUPLICATE KEY
-UPDATE; REPLACE ... SELECT; UPDATE IGNORE. The engine session adds them to the statement's
-warnings only when it logs the statement (sql_log_bin). Not read: the kinds MariaDB decides
-from the tables (auto-increment columns written after a SELECT of another table, two unique
-keys under ON DUPLICATE KEY UPDATE, an auto-increment column not first in a composite key),
+UPDATE; REPLACE ... SELECT; UPDATE IGNORE; ON DUPLICATE KEY UPDATE into a table of more than
+one unique key (the translator counts them). The engine session adds them to the statement's
+warnings only when it logs the statement (sql_log_bin). Not read: the other kinds MariaDB
+decides from the tables (auto-increment columns written after a SELECT of another table, an
+auto-increment column not first in a composite key),
 CREATE TABLE ... SELECT, and LIMIT 0 (MariaDB binlogs no such UPDATE or DELETE).
 """
 
@@ -32,6 +33,7 @@ _INSERT_SELECT_UPDATE = ("INSERT... SELECT... ON DUPLICATE KEY UPDATE is unsafe 
                          f"retrieved by the SELECT determines which (if any) rows are updated. {_ORDER}")
 _REPLACE_SELECT = ("REPLACE... SELECT is unsafe because the order in which rows are retrieved by the SELECT "
                    f"determines which (if any) rows are replaced. {_ORDER}")
+_INSERT_TWO_KEYS = "INSERT... ON DUPLICATE KEY UPDATE  on a table with more than one UNIQUE KEY is unsafe"
 _UPDATE_IGNORE = ("UPDATE IGNORE is unsafe because the order in which rows are updated determines which (if any) "
                   f"rows are ignored. {_ORDER}")
 
@@ -53,8 +55,10 @@ _NILADIC = frozenset({"CURRENT_USER", "CURRENT_ROLE"})  # functions also written
 _MODIFIERS = frozenset({"LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "QUICK"})
 
 
-def unsafe_notes(tokens: Sequence[Token]) -> tuple[str, ...]:
-    """The messages of the notes 1592 MariaDB gives for the write `tokens` (see the header)."""
+def unsafe_notes(tokens: Sequence[Token], unique_keys: int = 0) -> tuple[str, ...]:
+    """The messages of the notes 1592 MariaDB gives for the write `tokens` (see the header);
+    `unique_keys`: the target table's (its primary key counted), an ON DUPLICATE KEY UPDATE's
+    note where it has more than one."""
     if not tokens:
         return ()
     verb = tokens[0].upper if tokens[0].kind == "word" else ""
@@ -85,6 +89,7 @@ def unsafe_notes(tokens: Sequence[Token]) -> tuple[str, ...]:
         notes += [_INSERT_SELECT_UPDATE] if upsert else []
     notes += [_REPLACE_SELECT] if selects and verb == "REPLACE" else []
     notes += [_UPDATE_IGNORE] if ignore and verb == "UPDATE" else []
+    notes += [_INSERT_TWO_KEYS] if upsert and unique_keys > 1 else []
     return tuple(ER_BINLOG_UNSAFE_STATEMENT.format(note) for note in notes)
 
 

@@ -29,9 +29,9 @@ Contract
   starts: `_exclusive`); readers (SHOW ...) read up to the published end.
 - `semisync_slaves()`: information_schema.RPL_SEMI_SYNC_SLAVES' rows, one per registered slave
   (as SHOW SLAVE HOSTS lists them) with its latest semi-sync ack (NULLs before its first).
-- Variables: log_bin ON, log_bin_basename, log_bin_index, binlog_format STATEMENT,
-  binlog_checksum, sync_binlog, max_binlog_size and binlog_error_action (dynamic), gtid_mode OFF
-  (MySQL's GTIDs; log_slave_updates is the node's); MariaDB's gtid_binlog_pos and
+- Variables: log_bin ON, log_bin_basename, log_bin_index (binlog_format, STATEMENT only, is
+  the server's: `server.core_variables`), binlog_checksum, sync_binlog, max_binlog_size and
+  binlog_error_action (dynamic), gtid_mode OFF (MySQL's GTIDs; log_slave_updates is the node's); MariaDB's gtid_binlog_pos and
   gtid_binlog_state (read only, from `master.gtid_state`), gtid_domain_id (GLOBAL and SESSION: a
   session's own transactions get its value) and gtid_strict_mode (GLOBAL, dynamic). A session's
   sql_log_bin off: its writes and user statements commit here and are never binlogged (no GTID).
@@ -179,7 +179,6 @@ class MasterRole(Role):
             SystemVariable("log_bin", True),
             SystemVariable("log_bin_basename", base),
             SystemVariable("log_bin_index", base + ".index"),
-            SystemVariable("binlog_format", "STATEMENT"),
             SystemVariable("binlog_checksum", "CRC32" if self.checksum else "NONE"),
             SystemVariable("sync_binlog", self._sync_binlog, Scope.GLOBAL, dynamic=True,
                            check=check_int(0, 2**32 - 1), on_set=self._set_sync_binlog),

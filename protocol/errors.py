@@ -108,6 +108,8 @@ ER_INCORRECT_GLOBAL_LOCAL_VAR = MySQLError(1238, "HY000", "Variable '%s' is a %s
 ER_VARIABLE_IS_READONLY = MySQLError(1621, "HY000", "%s variable '%s' is read-only. Use SET %s to assign the value")
 ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN = MySQLError(
     1694, "HY000", "Cannot modify @@session.sql_log_bin inside a transaction")
+ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_BINLOG_FORMAT = MySQLError(
+    1679, "HY000", "Cannot modify @@session.binlog_format inside a transaction")
 ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO = MySQLError(
     1953, "HY000", "Cannot modify @@session.gtid_domain_id or @@session.gtid_seq_no inside a transaction")
 # GTIDs (MariaDB's sql/rpl_gtid.cc, errmsg-utf8.txt; wording checked against MariaDB 10.11)

@@ -171,7 +171,7 @@ async def test_a_literal_is_refused_only_for_a_row_the_update_matches(updated, r
             await updated.execute(sql)
         refused.append((failed.value.error.code, failed.value.message))
     assert refused == [(1406, "Data too long for column 'c' at row 1"),
-                       (1264, "Out of range value for column 'n' at row 1"),
+                       (1264, "Out of range value for column 'n' at row 2"),  # (the scan's second row read)
                        (1292, "Incorrect date value: 'nope' for column `test`.`w`.`d` at row 1"),
                        (1292, "Incorrect uuid value: 'not-a-uuid' for column `test`.`w`.`u` at row 1")]
     assert await _rows(updated) == before

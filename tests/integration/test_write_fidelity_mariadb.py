@@ -1,0 +1,266 @@
+"""UPDATE, DELETE and INSERT answered as MariaDB 10.11 answers them, each statement run on a stock
+MariaDB and on our master and the answers compared (rows affected, the OK's info, warnings and
+errors as SHOW WARNINGS lists them, the rows left):
+
+- a UUID / INET6 column compared with text that names no value of it inside an UPDATE's SET or
+  WHERE: strict mode's 1292, the comparison's NULL with a warning under IGNORE or a lax sql_mode;
+- the row a stored value's warning or error names ("at row n"): an UPDATE's rows read by its
+  scan (a WHERE that filters some out counts them too), an UPDATE ... ORDER BY ... LIMIT's rows
+  in that order, an INSERT IGNORE ... ON DUPLICATE KEY UPDATE's row of values; that statement's
+  "Records: n  Duplicates: d  Warnings: w" (IGNORE counts the rows neither inserted nor changed);
+- UPDATE / DELETE ... ORDER BY without LIMIT, the rows updated in that order (a key shifted by
+  one, ORDER BY id DESC, meets no other row);
+- SET [SESSION | GLOBAL] binlog_format: STATEMENT, what this binlog holds, taken (SUPER or BINLOG
+  ADMIN, not inside a transaction), ROW and MIXED refused with 1235; a statement written under
+  it replays on a MariaDB replica as a statement (its own checksum of its own rows);
+- CAST of a negative integer AS UNSIGNED: MariaDB's note 1105.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.daemons import wait_for
+from tests.support.mariadb import mariadb_available
+from tests.support.mariadb_compare import (
+    answer_differences,
+    assert_same_rows,
+    differences,
+    mariadb_and_ours,
+    ok_answers,
+    reference_ours_and_replica,
+    reference_ours_and_replicas,
+    replay,
+    rows_or_none,
+)
+
+pytestmark = [
+    pytest.mark.timeout(300),
+    pytest.mark.skipif(not mariadb_available(), reason="mariadb-server not installed"),
+]
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    with mariadb_and_ours(tmp_path_factory.mktemp("fidelity")) as pair:
+        yield pair
+
+
+def compared(servers, database: str, setup: list[str], statements: list[str]) -> list[tuple]:
+    """`setup` (in a new database `database`) and `statements` on both servers: MariaDB's
+    answers, asserted equal to ours."""
+    reference, ours = servers
+    setup = [f"CREATE DATABASE {database}", *setup]
+    theirs = ok_answers(reference, setup, statements, database)
+    mine = ok_answers(ours, setup, statements, database)
+    assert mine == theirs, answer_differences(theirs, mine)
+    return theirs
+
+
+def test_fixedbin_compared_with_text_of_no_value_in_a_write(servers):
+    theirs = compared(servers, "fb", [
+        "CREATE TABLE fb.t (id INT PRIMARY KEY, u UUID, i6 INET6, n INT)",
+        "INSERT INTO fb.t VALUES (1, '6ccd780c-baba-1026-9564-5b8c656024db', '::1', 0), (2, NULL, NULL, 0)",
+    ], [
+        "UPDATE t SET n = (u = 'junk')",
+        "UPDATE t SET n = (i6 = 'junk')",
+        "UPDATE t SET n = 1 WHERE u = 'junk'",
+        "UPDATE t SET n = 1 WHERE id = 3 AND u = 'junk'",  # no row read: nothing converted
+        "UPDATE t SET n = (u = 'junk') WHERE id = 3",
+        "UPDATE t SET n = 5 WHERE u = '6CCD780CBABA102695645B8C656024DB'",
+        "UPDATE IGNORE t SET n = (u = 'junk')",  # one warning, whatever the rows
+        "DELETE FROM t WHERE u = 'junk'",
+        "SELECT id, n FROM t",
+        "SET sql_mode = ''",
+        "UPDATE t SET n = (u = 'junk') + 7",
+        "UPDATE t SET n = 1 WHERE u = 'junk' OR i6 = 'nope'",
+        "SELECT id, n FROM t",
+        "SET sql_mode = 'STRICT_ALL_TABLES'",
+        "UPDATE t SET n = (u = 'junk')",
+        "BEGIN",
+        "UPDATE t SET n = (u = 'junk')",
+        "COMMIT",
+    ])
+    assert theirs[0][1] == ("error", 1292, "Incorrect uuid value: 'junk'")
+
+
+def test_update_names_the_row_its_scan_read(servers):
+    theirs = compared(servers, "scan", [
+        "CREATE TABLE scan.t (id INT PRIMARY KEY, n INT, tn TINYINT, k INT, KEY (k))",
+        "INSERT INTO scan.t VALUES (1, 1, 1, 1), (2, 2, 2, 2), (3, 300, 3, 3), (4, 4, 4, 4), (5, 500, 5, 5)",
+    ], [
+        "UPDATE t SET tn = n WHERE id > 1",
+        "UPDATE t SET tn = n WHERE n > 3",
+        "UPDATE t SET tn = n WHERE n >= 1",
+        "UPDATE t SET tn = n WHERE id >= 3",
+        "UPDATE t SET tn = n WHERE k >= 3",
+        "UPDATE t SET tn = n ORDER BY n DESC LIMIT 3",
+        "UPDATE t SET tn = n ORDER BY id DESC LIMIT 3",
+        "UPDATE t SET tn = n WHERE n > 1 ORDER BY id LIMIT 3",
+        "UPDATE t SET tn = n WHERE n > 1 ORDER BY n",
+        "UPDATE IGNORE t SET tn = n * 2 WHERE id > 1",
+        "UPDATE t SET tn = n, id = id + 10 WHERE n > 3",
+        "UPDATE t SET tn = 1000 WHERE id IN (2, 4)",
+        "SET sql_mode = ''",
+        "UPDATE t SET tn = -n * 3 WHERE n < 400",
+        "SELECT * FROM t ORDER BY id",
+    ])
+    assert theirs[1][1] == ("error", 1264, "Out of range value for column 'tn' at row 3")
+
+
+def test_insert_ignore_on_duplicate_key_update_rows_and_info(servers):
+    theirs = compared(servers, "odku", [
+        "CREATE TABLE odku.t (id INT PRIMARY KEY, v VARCHAR(3), u INT UNIQUE, n TINYINT)",
+        "CREATE TABLE odku.one (id INT PRIMARY KEY, v VARCHAR(3), n TINYINT)",
+        "INSERT INTO odku.t VALUES (1, 'a', 10, 1), (2, 'b', 20, 2)",
+        "INSERT INTO odku.one VALUES (1, 'a', 1), (2, 'b', 2)",
+    ], [
+        "INSERT IGNORE INTO t VALUES (1, 'x', 11, 1), (3, 'toolong', 30, 3), (2, 'y', 21, 2)"
+        " ON DUPLICATE KEY UPDATE v = 'abcdef'",
+        "INSERT IGNORE INTO t VALUES (5, 'e', 50, 1000), (1, 'x', 11, 1), (6, 'f', 60, 6) ON DUPLICATE KEY UPDATE n = 500",
+        "INSERT IGNORE INTO t VALUES (1, 'x', 11, 1) ON DUPLICATE KEY UPDATE n = 500",
+        "INSERT IGNORE INTO t VALUES (7, 'g', 70, 7), (8, 'h', 80, 8) ON DUPLICATE KEY UPDATE n = 1",
+        "INSERT IGNORE INTO t VALUES (9, 'i', 10, 9), (10, 'j', 100, 10) ON DUPLICATE KEY UPDATE v = 'zzzzz'",
+        "INSERT INTO t VALUES (1, 'x', 11, 1), (11, 'k', 110, 11) ON DUPLICATE KEY UPDATE n = 2",
+        "INSERT IGNORE INTO one VALUES (3, 'c', 3), (1, 'x', 1), (2, 'y', 2) ON DUPLICATE KEY UPDATE n = n",
+        "INSERT IGNORE INTO one VALUES (4, 'dddd', 4), (1, 'x', 1) ON DUPLICATE KEY UPDATE n = 300",
+        "SELECT * FROM t ORDER BY id",
+        "SELECT * FROM one ORDER BY id",
+    ])
+    assert theirs[0][1][2] == b"&Records: 3  Duplicates: 0  Warnings: 4"
+
+
+def test_update_and_delete_order_by_without_limit(servers):
+    theirs = compared(servers, "ord", [
+        "CREATE TABLE ord.t (id INT PRIMARY KEY, n INT, k INT UNIQUE)",
+        "CREATE TABLE ord.s (code VARCHAR(5) PRIMARY KEY, pos INT NOT NULL, UNIQUE KEY (pos))",
+        "INSERT INTO ord.t VALUES (1, 10, 1), (2, 20, 2), (3, 30, 3)",
+        "INSERT INTO ord.s VALUES ('a', 1), ('b', 2), ('c', 3)",
+    ], [
+        "UPDATE t SET id = id + 1 ORDER BY id DESC",
+        "SELECT * FROM t ORDER BY id",
+        "UPDATE t SET id = id - 1 ORDER BY id",
+        "UPDATE t SET k = k + 1 ORDER BY k DESC",
+        "UPDATE t SET k = k + 1",
+        "UPDATE t SET k = k + 1 ORDER BY k",
+        "UPDATE t SET n = n + 1 WHERE id > 1 ORDER BY n DESC",
+        "UPDATE t SET n = n WHERE id > 1 ORDER BY n DESC",
+        "SELECT * FROM t ORDER BY id",
+        "UPDATE s SET pos = pos + 1 ORDER BY pos DESC",
+        "UPDATE s SET pos = pos - 1 WHERE code > 'a' ORDER BY pos",
+        "SELECT * FROM s ORDER BY pos",
+        "DELETE FROM t WHERE id > 1 ORDER BY n",
+        "DELETE FROM t ORDER BY id DESC",
+        "SELECT * FROM t ORDER BY id",
+    ])
+    assert theirs[0][1][:3] == (3, (), b"(Rows matched: 3  Changed: 3  Warnings: 0")
+
+
+def test_cast_of_a_negative_number_as_unsigned(servers):
+    theirs = compared(servers, "cast", [
+        "CREATE TABLE cast.t (id INT PRIMARY KEY, n INT, d DECIMAL(5,2), s VARCHAR(10))",
+        "INSERT INTO cast.t VALUES (1, -3, -1.5, '-7'), (2, 4, 2.5, '8')",
+    ], [
+        "SELECT CAST(-1 AS UNSIGNED)",
+        "SELECT CAST(-5 AS UNSIGNED), CAST('-1' AS UNSIGNED), CONVERT(-1, UNSIGNED)",
+        "SELECT CAST(1 - 2 AS UNSIGNED INTEGER), CAST(CAST(-1 AS SIGNED) AS UNSIGNED)",
+        "SELECT CAST(-1.5 AS UNSIGNED)",
+        "SELECT CAST('-1x' AS UNSIGNED), CAST(' -1' AS UNSIGNED), CAST('-0' AS UNSIGNED), CAST(-0 AS UNSIGNED)",
+        "SELECT CAST(n AS UNSIGNED), CAST(d AS UNSIGNED), CAST(s AS UNSIGNED) FROM t ORDER BY id",
+        "SELECT -1 + CAST(-1 AS UNSIGNED), CAST(18446744073709551615 AS SIGNED)",
+        "DO CAST(-1 AS UNSIGNED)",
+    ])
+    assert theirs[0][1] == (1, ((18446744073709551615,),), None, 1, (
+        ("Note", 1105, "Cast to unsigned converted negative integer to it's positive complement"),))
+
+
+ACCOUNTS = [
+    "CREATE USER plain@'%' IDENTIFIED BY 'pw'",
+    "CREATE USER badm@'%' IDENTIFIED BY 'pw'",
+    "GRANT BINLOG ADMIN ON *.* TO badm@'%'",
+]
+BINLOG_FORMAT_STEPS = [
+    ("root", "SELECT @@binlog_format, @@session.binlog_format, @@global.binlog_format"),
+    ("root", "SET SESSION binlog_format = 'STATEMENT'"),
+    ("root", "SET SESSION binlog_format = 'NOPE'"),
+    ("root", "SET binlog_format = DEFAULT"),
+    ("root", "SET @@binlog_format = STATEMENT"),
+    ("root", "SET GLOBAL binlog_format = 'STATEMENT'"),
+    ("root", "BEGIN"),
+    ("root", "SET SESSION binlog_format = 'STATEMENT'"),
+    ("root", "COMMIT"),
+    ("root", "SET STATEMENT binlog_format = 'STATEMENT' FOR SELECT 1"),
+    ("plain", "SET SESSION binlog_format = 'STATEMENT'"),
+    ("plain", "SET SESSION binlog_format = 'NOPE'"),
+    ("plain", "SET binlog_format = DEFAULT"),
+    ("plain", "SET STATEMENT binlog_format = 'STATEMENT' FOR SELECT 1"),
+    ("plain", "SET GLOBAL binlog_format = 'STATEMENT'"),
+    ("badm", "SET SESSION binlog_format = 'STATEMENT'"),
+    ("badm", "SET GLOBAL binlog_format = 'STATEMENT'"),
+    ("badm", "SELECT @@binlog_format"),
+]
+# what MariaDB takes and this binlog cannot honour: it writes statements only
+ROW_OR_MIXED = [
+    ("badm", "SET SESSION binlog_format = 'ROW'"),
+    ("badm", "SET binlog_format = 'MIXED'"),
+    ("root", "SET GLOBAL binlog_format = 'ROW'"),
+    ("root", "SET STATEMENT binlog_format = 'ROW' FOR SELECT 1"),
+    ("badm", "SELECT @@binlog_format, @@global.binlog_format"),
+]
+
+
+def test_set_binlog_format(servers):
+    reference, ours = servers
+    passwords = {"plain": "pw", "badm": "pw"}
+    theirs = replay(reference, ACCOUNTS, BINLOG_FORMAT_STEPS, passwords)
+    mine = replay(ours, ACCOUNTS, BINLOG_FORMAT_STEPS, passwords)
+    assert theirs[7] == ("error", 1679, "HY000", "Cannot modify @@session.binlog_format inside a transaction")
+    assert theirs[10][1] == 1227
+    assert mine == theirs, differences(BINLOG_FORMAT_STEPS, theirs, mine)
+    refused = ("error", 1235, "42000", "This version of MariaDB doesn't yet support 'binlog_format ROW'")
+    assert replay(ours, [], ROW_OR_MIXED, passwords) == [
+        refused, ("error", 1235, "42000", "This version of MariaDB doesn't yet support 'binlog_format MIXED'"),
+        refused, refused, ("rows", (("STATEMENT", "STATEMENT"),))]
+
+
+def test_a_statement_session_replays_as_a_statement_on_a_mariadb_replica(tmp_path):
+    """pt-table-checksum's way: a session that asks for STATEMENT writes a checksum of the
+    master's rows with REPLACE ... SELECT, and a replica runs the statement over its own rows,
+    so a row changed on the replica alone shows as a different checksum there."""
+    rows = "COUNT(*), BIT_XOR(CRC32(CONCAT(id, v))) FROM ck.t"
+    checksum = f"SELECT {rows}"
+    with reference_ours_and_replica(tmp_path) as (_, ours, replica):
+        ours.query("CREATE DATABASE ck")
+        ours.query("CREATE TABLE ck.t (id INT PRIMARY KEY, v VARCHAR(10))")
+        ours.query("CREATE TABLE ck.sums (tbl VARCHAR(10) PRIMARY KEY, cnt INT, crc BIGINT UNSIGNED)")
+        ours.query("INSERT INTO ck.t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+        wait_for(lambda: rows_or_none(replica, "SELECT COUNT(*) FROM ck.sums") == [(0,)], 60)
+        wait_for(lambda: rows_or_none(replica, "SELECT COUNT(*) FROM ck.t") == [(3,)], 60)
+        replica.query("UPDATE ck.t SET v = 'changed' WHERE id = 2")
+        conn = ours.connect("ck")
+        with conn.cursor() as cur:
+            cur.execute("SET SESSION binlog_format = 'STATEMENT'")
+            cur.execute(f"REPLACE INTO ck.sums (tbl, cnt, crc) SELECT 't', {rows}")
+        conn.close()
+        master_sum = ours.query("SELECT cnt, crc FROM ck.sums")
+        assert [tuple(row) for row in master_sum] == [tuple(row) for row in ours.query(checksum)]
+        want = [tuple(row) for row in replica.query(checksum)]
+        assert want != [tuple(row) for row in master_sum]
+        wait_for(lambda: rows_or_none(replica, "SELECT cnt, crc FROM ck.sums") == want, 60,
+                 message=lambda: f"the replica's own checksum, {want}")
+
+
+def test_ordered_updates_replay_on_replicas(tmp_path):
+    """UPDATE / DELETE ... ORDER BY written to the binlog as statements: a MariaDB replica and
+    our slave run them in the same order and hold the master's rows, as the MariaDB they are
+    compared with does."""
+    setup = ["CREATE DATABASE ord", "CREATE TABLE ord.t (id INT PRIMARY KEY, n INT, k INT UNIQUE)",
+             "INSERT INTO ord.t VALUES (1, 10, 1), (2, 20, 2), (3, 30, 3), (4, 40, 4)"]
+    writes = ["UPDATE ord.t SET id = id + 1 ORDER BY id DESC", "UPDATE ord.t SET k = k + 10 ORDER BY k DESC LIMIT 2",
+              "UPDATE ord.t SET k = k + 1 WHERE id < 4 ORDER BY k DESC", "DELETE FROM ord.t WHERE n > 30 ORDER BY n"]
+    with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, ours, replicas):
+        for server in (reference, ours):
+            for sql in setup + writes:
+                server.query(sql)
+        assert reference.query("SELECT * FROM ord.t ORDER BY id") == [(2, 10, 2), (3, 20, 3), (4, 30, 13)]
+        assert_same_rows(reference, ours, replicas, "SELECT * FROM ord.t ORDER BY id")
