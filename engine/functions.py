@@ -195,9 +195,13 @@ class SessionFunctions:
         self.warnings.append((at, *warning))
 
     def start_statement(self) -> None:
+        """What a statement starts without: a LAST_INSERT_ID(expr) value, upsert counts, stored
+        rows and a trigger's assignment of the statement before."""
         # (`interrupted` is not cleared here: a KILL QUERY that came after its statement began
         # but before the engine reached this point stays; the session clears it when the
         # statement ends, `clear_interrupt`)
+        self.set_last_id = None
+        self.upserts_changed = self.upserts_unchanged = 0
         self.stored_rows.clear()
         self.current_row = 0
         self.fixedbin_warned.clear()

@@ -452,20 +452,22 @@ class Session:
         return PreparedRead(plan, self._database, self.engine._catalog_version, list(result.columns), types,
                             coltypes.converter(types))
 
-    def read_prepared(self, prepared: PreparedRead, params: list[object]) -> Result | None:
+    def read_prepared(self, prepared: PreparedRead, params: list[object], ints: bool = False) -> Result | None:
         """`select_now` of a text whose shape is `prepared`'s and whose literals are `params`
-        (the caller's word), without parsing it; None where `select_now` would decline, or when
-        the catalog or the database changed since `prepare_read`."""
+        (the caller's word; `ints`: all of them ints, none held as text), without parsing it;
+        None where `select_now` would decline, or when the catalog or the database changed since
+        `prepare_read`."""
         if (self._holds_lock or self.visible is not None
                 or prepared.catalog != self.engine._catalog_version or prepared.database != self._database):
             return None
-        plan = prepared.plan
-        self._rand_for(plan, None)
-        if self._fx.warnings:
-            self._fx.warnings = []
+        fx = self._fx
+        fx.start_statement()  # (`_rand_for`'s start: `prepare_read` keeps no read that calls RAND())
+        if fx.warnings:
+            fx.warnings = []
         try:
-            answer = self.engine._pool.query_on_loop(plan.sql, _bytes_where_not_utf8(params), self._fx,
-                                                     self._database, self._read_view(), names=False)
+            answer = self.engine._pool.query_on_loop(
+                prepared.plan.sql, params if ints else _bytes_where_not_utf8(params), fx, self._database,
+                self._read_view() if self._in_txn or not self.autocommit else None, names=False)
         except SQLError:
             return None  # as select_now
         if answer is None:
@@ -475,8 +477,9 @@ class Session:
         convert = prepared.convert
         if convert is not None:
             rows = [convert(row) for row in rows]
+        # (`in_transaction` without the writer lock, which this session does not hold)
         return Result(columns=prepared.names, column_types=prepared.types, rows=rows,
-                      in_transaction=self.in_transaction, warnings=self._warnings() if self._fx.warnings else ())
+                      in_transaction=self._in_txn, warnings=self._warnings() if fx.warnings else ())
 
     async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine
@@ -778,8 +781,6 @@ class Session:
         return self.user_vars.get(name)
 
     def _rand_for(self, plan: Plan, context: StatementContext | None) -> tuple[int, int] | None:
-        self._fx.set_last_id = None
-        self._fx.upserts_changed = self._fx.upserts_unchanged = 0
         self._fx.start_statement()
         if not plan.uses_rand:
             return None

@@ -1020,15 +1020,15 @@ class PreparedStatements:
         if stmt is None or stmt.kept is None or stmt.long_data or stmt.long_data_error:
             return False
         plain = _int_values(stmt, execute[1])
-        return plain is not None and self._answer_kept(stmt, stmt.kept, plain, stmt.types, 0)  # type: ignore[arg-type]
+        return plain is not None and self._answer_kept(stmt, stmt.kept, plain, stmt.types, 0, True)  # type: ignore[arg-type]
 
     def _answer_kept(self, stmt: PreparedStatement, kept: KeptRead, plain: list[Any], types: list[ParamType],
-                     flags: int) -> bool:
+                     flags: int, ints: bool = False) -> bool:
         """Answer an execution of `stmt` (with `flags`, its values bound as `types`) whose plain
-        values `plain` its kept read takes, as `answer_on_receipt` does: True when answered,
-        False when the session's state declines the kept read (nothing done)."""
+        values `plain` (`ints`: all ints) its kept read takes, as `answer_on_receipt` does: True
+        when answered, False when the session's state declines the kept read (nothing done)."""
         try:
-            result = self.session.run_prepared_read(kept.read, kept.keyword, plain)
+            result = self.session.run_prepared_read(kept.read, kept.keyword, plain, ints)
         except SQLError as exc:  # (a row the engine cannot convert: the statement path's error too)
             result = exc
         return self._executed(stmt, types, result, kept, flags)
@@ -1051,6 +1051,14 @@ class PreparedStatements:
             if isinstance(result, SQLError):
                 raise result
             if kept is not None:
+                encoder = kept.encoder
+                if encoder is not None and not flags & CURSOR_TYPE_READ_ONLY:  # (`answer_rows`' first way)
+                    try:
+                        session.write(session.conn.send_binary_rows(  # type: ignore[union-attr]
+                            kept.head, session.status_flags(), result.rows, encoder))
+                        return True
+                    except UncarriedValue:
+                        pass
                 self.answer_rows(stmt, flags, result, kept)
             elif result is not ANSWERED_LATER:
                 session.send_result(result)

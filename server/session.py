@@ -1476,16 +1476,19 @@ class ClientSession(asyncio.Protocol):
                     or keyword is not None and self.server.admin.claims(statement, keyword)
                     or may_call(self.server.engine.routines, statement))
 
-    def run_prepared_read(self, prepared: PreparedRead, keyword: str, params: list[object]) -> Any:
+    def run_prepared_read(self, prepared: PreparedRead, keyword: str, params: list[object],
+                          ints: bool = False) -> Any:
         """`run_read_now` of a text of `prepared`'s shape whose literals are `params` (the
         prepared statement's word: its text around the values is the one `run_read_now`
         answered, so nothing but the session's state can decline it now; the role's claims on
-        `keyword` were asked then, and are fixed once the server runs)."""
+        `keyword` were asked then, and are fixed once the server runs; `ints`: all of them ints)."""
         if not self._reads_now(None):
             return None
-        result = self.engine_session.read_prepared(prepared, params)
-        if result is not None:
-            self._counted(keyword, None)
+        result = self.engine_session.read_prepared(prepared, params, ints)
+        if result is not None:  # (`_counted` of a prepared read, which names a table)
+            self.server.stats.count_command(keyword)
+            if self.diagnostics:
+                self.diagnostics = []
         return result
 
     def run_write_now(self, statement: str, keyword: str, unclaimed: bool = False) -> Any:
