@@ -101,7 +101,9 @@ commands = st.one_of(
     st.just(ComQuit()),
     st.just(ComPing()),
     st.builds(ComInitDB, text),
-    st.builds(ComQuery, text),
+    # A text whose last character before trailing spaces and ';' is a NUL is read without it
+    # (decode_command's _ended_at_nul, as MariaDB's lexer): no round trip, tested apart.
+    st.builds(ComQuery, text.filter(lambda s: not s.rstrip(" \t\n\v\f\r;").endswith("\0"))),
     st.builds(ComProcessKill, u32),
     st.builds(ComRegisterSlave, u32, short_text, short_text, short_text, u16, u32, u32),
     st.builds(ComBinlogDump, u32, u16, u32, text),
@@ -155,6 +157,15 @@ def test_command_roundtrip(command):
     raw = command.encode()
     assert raw[0] == getattr(command, "code", None) or raw[0] == type(command).COMMAND
     assert decode_command(raw) == command
+
+
+def test_a_query_ended_by_a_nul_is_read_without_it():
+    # a C client's terminating NUL, before or after trailing spaces and ';'
+    assert decode_command(b"\x03SELECT 1\x00") == ComQuery("SELECT 1")
+    assert decode_command(b"\x03SELECT 1\x00; ") == ComQuery("SELECT 1")
+    assert decode_command(b"\x03\x00") == ComQuery("")
+    # a NUL elsewhere stays
+    assert decode_command(b"\x03SELECT '\x00' ") == ComQuery("SELECT '\x00' ")
 
 
 @given(u64, u64, u16, u16, text, st.booleans())
