@@ -424,8 +424,10 @@ class PreparedStatement:
     kept: KeptRead | None = None  # its read, kept by an execution with plain values
     # an INSERT/UPDATE/DELETE/REPLACE no role or admin handler claims: its `sqltext.head` (`answer_on_receipt`)
     write: str | None = None
-    begin: str | None = None  # BEGIN / START ... without parameters: its `sqltext.head` (`answer_on_receipt`)
-    commit: str | None = None  # COMMIT ... without parameters: its `sqltext.head` (`answer_on_receipt`)
+    # BEGIN / START ... and COMMIT ... without parameters that no handler claims: its `sqltext.head`
+    # (`answer_on_receipt`)
+    begin: str | None = None
+    commit: str | None = None
     # the layout of the last parameter block of plain integers `answer_on_receipt` read, with
     # the bound types it was read with (`_int_values`)
     int_params: tuple[list[ParamType], IntParams | None] | None = None
