@@ -5,7 +5,15 @@ cursor (BEGIN; two UPDATEs by key, a DELETE and an INSERT of one row; COMMIT), o
 (one autocommit INSERT). Only the daemon's thread (the event loop) is profiled.
 
     python bench/master_calls.py [--shape write_only|insert] [--transactions 1000] [--top 30]
-        [--tree DIR] [--slaves N]
+        [--tree DIR] [--slaves N] [--client connector|sysbench] [--by-dir]
+
+--client sysbench: the client is sysbench itself (`oltp_write_only` / `oltp_insert`, one thread,
+prepared statements as its default, through its libmariadb: the commands the benchmarks send),
+on a table of 1,000 rows it prepares, after a 50-event warm-up; the count is over `--transactions`
+sysbench events (each a connection's prepares too, once per run). The commands the master
+received per transaction (its Com_* counters' deltas) are printed with the count.
+--by-dir: the calls per transaction of each top directory of the tree (server/, engine/ ...), the
+builtins and the standard library apart. --save FILE keeps the profile for `pstats` (callers).
 
 --tree imports that checkout (e.g. a base to compare with; it needs its C parts built).
 --slaves N: the master as sysbench_semisync.py's `ours` starts it (semi-sync AFTER_SYNC, one
@@ -21,6 +29,8 @@ import argparse
 import asyncio
 import cProfile
 import pstats
+import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -49,6 +59,45 @@ def _client_work(port: int, shape: str, transactions: int, ready: threading.Even
         insert.execute("INSERT INTO t (id, k, c) VALUES (?, ?, ?)", (200 + n, n, "z"))
         conn.commit()
     conn.close()
+
+
+def _sysbench(test: str, port: int, *options: str) -> None:
+    """One sysbench command against the master at `port` (one thread, 1,000 rows); it must succeed."""
+    args = [shutil.which("sysbench") or "sysbench", test, "--db-driver=mysql", "--mysql-host=127.0.0.1",
+            f"--mysql-port={port}", "--mysql-user=root", "--mysql-db=sbtest", "--tables=1",
+            "--table-size=1000", "--threads=1", "--time=0", "--report-interval=0", *options]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        raise SystemExit(f"sysbench {' '.join(options)} failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+
+
+def _commands(port: int) -> dict[str, int]:
+    """The master's Com_* counters (global) that are not zero."""
+    import pymysql
+
+    conn = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SHOW GLOBAL STATUS LIKE 'Com\\_%'")
+            return {name: int(value) for name, value in cur.fetchall() if str(value).isdigit() and int(value)}
+    finally:
+        conn.close()
+
+
+def _by_dir(stats: pstats.Stats, code: Path, transactions: int) -> None:
+    """Calls per transaction of each top directory of `code`, the rest by kind."""
+    calls: dict[str, int] = {}
+    for (filename, _, _), (_, ncalls, *_) in stats.stats.items():  # type: ignore[attr-defined]
+        path = Path(filename)
+        if filename == "~":
+            where = "builtins"
+        elif path.is_absolute() and path.is_relative_to(code):
+            where = path.relative_to(code).parts[0] + "/"
+        else:
+            where = "other (stdlib, site-packages)"
+        calls[where] = calls.get(where, 0) + ncalls
+    for where, count in sorted(calls.items(), key=lambda item: -item[1]):
+        print(f"  {where:32s} {count / transactions:8.1f}")
 
 
 def _start_slaves(code: Path, tmp: Path, master_port: int, count: int) -> list[Any]:
@@ -104,7 +153,8 @@ def _no_tx(daemon: Any) -> int:
         conn.close()
 
 
-async def measure(shape: str, transactions: int, top: int, code: Path, slaves: int) -> None:
+async def measure(shape: str, transactions: int, top: int, code: Path, slaves: int, client: str = "connector",
+                  by_dir: bool = False, save: str | None = None) -> None:
     import pymysql
 
     from config.master import MasterConfig
@@ -132,21 +182,46 @@ async def measure(shape: str, transactions: int, top: int, code: Path, slaves: i
                     cur.execute("INSERT INTO sb.t VALUES " + ",".join(f"({i}, {i}, 'a')" for i in range(1, 200 + transactions)))
                 conn.close()
 
-            await asyncio.to_thread(setup)
-            ready, go = threading.Event(), threading.Event()
-            client = threading.Thread(target=_client_work, args=(daemon.port, shape, transactions, ready, go))
-            client.start()
-            await asyncio.to_thread(ready.wait)
+            def setup_sysbench(test: str) -> None:
+                conn = pymysql.connect(host="127.0.0.1", port=daemon.port, user="root", autocommit=True)
+                with conn.cursor() as cur:
+                    cur.execute("CREATE DATABASE sbtest")
+                conn.close()
+                _sysbench(test, daemon.port, "prepare")
+                _sysbench(test, daemon.port, "--events=50", "run")  # the warm-up
+
             profiler = cProfile.Profile()
-            profiler.enable()
-            go.set()
-            await asyncio.to_thread(client.join)
-            profiler.disable()
+            if client == "sysbench":
+                test = "oltp_insert" if shape == "insert" else "oltp_write_only"
+                await asyncio.to_thread(setup_sysbench, test)
+                before = await asyncio.to_thread(_commands, daemon.port)
+                profiler.enable()
+                await asyncio.to_thread(_sysbench, test, daemon.port, f"--events={transactions}", "run")
+                profiler.disable()
+                after = await asyncio.to_thread(_commands, daemon.port)
+                received = {name: after[name] - before.get(name, 0) for name in after}
+                received["Com_show_status"] -= 1  # (`_commands`' own)
+                print("commands per transaction: " + ", ".join(
+                    f"{name} {count / transactions:.2f}" for name, count in sorted(received.items()) if count))
+            else:
+                await asyncio.to_thread(setup)
+                ready, go = threading.Event(), threading.Event()
+                worker = threading.Thread(target=_client_work, args=(daemon.port, shape, transactions, ready, go))
+                worker.start()
+                await asyncio.to_thread(ready.wait)
+                profiler.enable()
+                go.set()
+                await asyncio.to_thread(worker.join)
+                profiler.disable()
             if slaves and await asyncio.to_thread(_no_tx, daemon):
                 raise RuntimeError("a commit was not acked (Rpl_semi_sync_master_no_tx moved): not counted")
             stats = pstats.Stats(profiler)
             print(f"{stats.total_calls} calls for {transactions} transactions: "  # type: ignore[attr-defined]
                   f"{stats.total_calls / transactions:.1f} per transaction")  # type: ignore[attr-defined]
+            if by_dir:
+                _by_dir(stats, code, transactions)
+            if save is not None:
+                stats.dump_stats(save)
             stats.sort_stats("ncalls").print_stats(top)
         finally:
             for slave in started:
@@ -161,10 +236,13 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--tree", help="the checkout to import (default: this one)")
     parser.add_argument("--slaves", type=int, default=0, help="semi-sync slaves (child processes of the tree)")
+    parser.add_argument("--client", choices=("connector", "sysbench"), default="connector")
+    parser.add_argument("--by-dir", action="store_true", help="calls per transaction by top directory")
+    parser.add_argument("--save", metavar="FILE", help="also write the profile (pstats) to FILE")
     args = parser.parse_args()
     code = Path(args.tree).resolve() if args.tree else Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(code))
-    asyncio.run(measure(args.shape, args.transactions, args.top, code, args.slaves))
+    asyncio.run(measure(args.shape, args.transactions, args.top, code, args.slaves, args.client, args.by_dir, args.save))
 
 
 if __name__ == "__main__":

@@ -972,7 +972,8 @@ class Session:
         session changed). The shell's path for a transaction's writes answered as they arrive
         (server/prepared.py)."""
         engine = self.engine
-        if (not self.writes_in_transaction or self._read_only or not engine._writer.idle()
+        if (not (self._in_txn or self._holds_lock or not self.autocommit)  # (`writes_in_transaction`)
+                or self._read_only or not engine._writer.idle()
                 or not self._holds_lock and engine.writer_lock.locked()):  # (before the plan: cheap)
             return None
         try:

@@ -351,6 +351,13 @@ _REMOTE_TRIGGERS = frozenset(t for t in Trigger if t.name.startswith(("RECV_", "
 StateT = TypeVar("StateT", ServerState, ClientState)
 
 
+# the transitions of a command's receipt and an OK's answer, which `whole_command` and `send_ok`
+# take without `fire`'s lookup: their state was checked just before
+_COMMAND_RECEIVED = SERVER_TRANSITIONS[(S.COMMAND, T.RECV_COMMAND)]
+_RESPONSE_SENT = SERVER_TRANSITIONS[(S.RESPONDING, T.SEND_RESPONSE)]
+_MORE_SENT = SERVER_TRANSITIONS[(S.RESPONDING, T.SEND_MORE)]
+
+
 class _Machine(Generic[StateT]):
     """The current state and the one table that says where a trigger leads."""
 
@@ -542,7 +549,7 @@ class ServerConnection:
         if payload is None or payload == _QUIT_PAYLOAD:
             return None
         self._seq = 1
-        self._machine.fire(T.RECV_COMMAND)
+        self._machine.state = _COMMAND_RECEIVED  # (`fire(T.RECV_COMMAND)` from COMMAND, checked above)
         return payload
 
     def whole_ack(self, data: bytes) -> SemiSyncAck | None:
@@ -722,7 +729,8 @@ class ServerConnection:
         if self._machine.state is not S.RESPONDING:
             return self.send(OK(affected_rows, last_insert_id, status, warnings, info))
         more = status & _MORE_RESULTS
-        self._machine.fire(T.SEND_MORE if more else T.SEND_RESPONSE)
+        # (`fire(T.SEND_MORE if more else T.SEND_RESPONSE)` from RESPONDING, checked above)
+        self._machine.state = _MORE_SENT if more else _RESPONSE_SENT
         payload = encode_ok(affected_rows, last_insert_id, status, warnings, info)
         seq = self._seq
         if more or len(payload) >= MAX_PAYLOAD:

@@ -847,12 +847,15 @@ def encode_ok(affected_rows: int, last_insert_id: int, status: int, warnings: in
               header: int = OK_HEADER) -> bytes:
     """OK_PACKET's payload from its fields, compiled (`OK.encode`; a command's answer also
     without the OK object: `ServerConnection.send_ok`)."""
-    if not info:
-        try:  # (a statement's usual answer: both counts one byte long, in one pack)
-            if 0 <= affected_rows < 0xFB and 0 <= last_insert_id < 0xFB and 0 <= status <= 0xFFFF:
+    try:  # (a statement's usual answer: both counts one byte long, in one pack)
+        if 0 <= affected_rows < 0xFB and 0 <= last_insert_id < 0xFB and 0 <= status <= 0xFFFF:
+            if not info:
                 return _OK_SHORT.pack(header, affected_rows, last_insert_id, status, warnings)
-        except (struct.error, TypeError):
-            pass  # (what is out of range or of no number: the error below)
+            if len(info) < 0xFB and info.isascii():  # (an UPDATE's "Rows matched: ...": one byte each)
+                return _OK_SHORT.pack(header, affected_rows, last_insert_id, status, warnings) \
+                    + bytes((len(info),)) + info.encode("ascii")
+    except (struct.error, TypeError):
+        pass  # (what is out of range or of no number: the error below)
     # the info text length-encoded whatever the capabilities, as MariaDB's net_send_ok
     # writes it (and libmariadb / libmysqlclient read it)
     text = encode_lenenc_bytes(_raw(info)) if info else b""

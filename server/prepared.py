@@ -424,8 +424,10 @@ class PreparedStatement:
     kept: KeptRead | None = None  # its read, kept by an execution with plain values
     # an INSERT/UPDATE/DELETE/REPLACE no role or admin handler claims: its `sqltext.head` (`answer_on_receipt`)
     write: str | None = None
-    begin: str | None = None  # BEGIN / START ... without parameters: its `sqltext.head` (`answer_on_receipt`)
-    commit: str | None = None  # COMMIT ... without parameters: its `sqltext.head` (`answer_on_receipt`)
+    # BEGIN / START ... and COMMIT ... without parameters that no handler claims: its `sqltext.head`
+    # (`answer_on_receipt`)
+    begin: str | None = None
+    commit: str | None = None
     # the layout of the last parameter block of plain integers `answer_on_receipt` read, with
     # the bound types it was read with (`_int_values`)
     int_params: tuple[list[ParamType], IntParams | None] | None = None
@@ -453,7 +455,7 @@ class PreparedStatement:
         number, not a string). The warnings reading the values gives go to `warnings`."""
         out = [self.pieces[0]]
         for i, value in enumerate(values):
-            text = literal(value, types[i], warnings)
+            text = str(value) if type(value) is int else literal(value, types[i], warnings)  # (`literal`'s first case)
             if self.select and isinstance(value, _TEMPORAL_VALUES):
                 text = _TYPED_LITERAL[type(value)] + " " + text
             out.append(text)
@@ -808,14 +810,16 @@ class PreparedStatements:
             raise SQLError(ER_UNSUPPORTED_PS)
         stmt.select = keyword == "SELECT"
         server = session.server
-        if (keyword in WRITES_NOW and head == sqltext.head(pieces[0])  # (the values never change it)
-                and not server.role.claims(head) and not server.admin.claims(sql, head)):
-            stmt.write = head  # (no handler claims it: decided here, once, not per execution)
+        # no handler claims it: decided here, once, not per execution (the claims are fixed once
+        # the server runs)
+        unclaimed = not server.role.claims(head) and not server.admin.claims(sql, head)
+        if keyword in WRITES_NOW and head == sqltext.head(pieces[0]) and unclaimed:  # (the values never change it)
+            stmt.write = head
             self.writes_any = True
-        elif keyword in BEGINS_NOW and len(pieces) == 1:
+        elif keyword in BEGINS_NOW and len(pieces) == 1 and unclaimed:
             stmt.begin = head
             self.txn_statements_any = True
-        elif keyword == "COMMIT" and len(pieces) == 1:
+        elif keyword == "COMMIT" and len(pieces) == 1 and unclaimed:
             stmt.commit = head
             self.txn_statements_any = True
         try:
@@ -986,7 +990,9 @@ class PreparedStatements:
             values, types = decode_execute_params(block, stmt.param_count, stmt.types, [False] * stmt.param_count)
         except RemoteProtocolError:
             return False
-        values = in_client_charset(values, types, session.conn.client_charset)  # type: ignore[union-attr]
+        client = session.conn.client_charset  # type: ignore[union-attr]
+        if client is not None:  # (utf8: the values as read, without the call)
+            values = in_client_charset(values, types, client)
         if kept is not None:
             plain = _plain_values(values, types)
             if plain is None or tuple(map(type, plain)) != kept.kinds:
@@ -995,9 +1001,9 @@ class PreparedStatements:
             return self._answer_kept(stmt, kept, plain, types, flags)
         try:
             if stmt.begin is not None:
-                result = session.run_begin_now(stmt.pieces[0], stmt.begin)
+                result = session.run_begin_now(stmt.pieces[0], stmt.begin, unclaimed=True)
             elif stmt.commit is not None:
-                result = session.run_commit_now(stmt.pieces[0], stmt.commit, "Execute")
+                result = session.run_commit_now(stmt.pieces[0], stmt.commit, "Execute", unclaimed=True)
             else:
                 warned: list = []
                 sql = stmt.bind(values, types, warned)

@@ -425,7 +425,7 @@ class ClientSession(asyncio.Protocol):
         # SHOW WARNINGS / SHOW ERRORS: (Level, Code, Message) of the previous statement.
         self.diagnostics: list[tuple[str, int, str]] = []
         self.prepared = PreparedStatements(self)  # COM_STMT_*
-        # the column blocks of the text result sets sent, by (names, types): `_send_result`
+        # the column blocks of the text result sets sent, by (names, types): `send_result`
         self._text_heads: dict[tuple[tuple[str, ...], tuple[Any, ...]], ResultHead] = {}
         # character_set_results when answers are converted for it (latin1, cp1251, gbk ...; binary: the
         # column definitions only); None: sent as stored (the utf8 family, NULL)
@@ -608,7 +608,7 @@ class ClientSession(asyncio.Protocol):
         if isinstance(result, SQLError):
             self._send_error(result)
         elif result is not ANSWERED_LATER:
-            self._send_result(result, 0)
+            self.send_result(result, 0)
         return True
 
     def _run_now(self, statement: str) -> Any:
@@ -1178,7 +1178,7 @@ class ClientSession(asyncio.Protocol):
         if isinstance(result, SQLError):
             self._send_error(result)
         else:
-            self._send_result(result, 0)
+            self.send_result(result, 0)
 
     def _send_error(self, exc: SQLError) -> None:
         self.server.stats.errors += 1
@@ -1314,7 +1314,7 @@ class ClientSession(asyncio.Protocol):
             except SQLError as exc:
                 self._send_error(exc if i == last else sqltext.in_packet(exc, sql, statements, i))
                 return  # mysqld stops a multi-statement at the first error
-            self._send_result(result, _MORE if i < last else 0)
+            self.send_result(result, _MORE if i < last else 0)
             if self._killed:  # (KILL of itself, RELEASE: the answer goes out, then the end)
                 self.close()
                 return
@@ -1422,28 +1422,29 @@ class ClientSession(asyncio.Protocol):
             self._counted(keyword, statement)
         return result
 
-    def run_begin_now(self, statement: str, keyword: str) -> Any:
+    def run_begin_now(self, statement: str, keyword: str, unclaimed: bool = False) -> Any:
         """`run_statement` of BEGIN / START TRANSACTION answered on the loop at once (engine
         `Session.begin_now`: the transaction it ends wrote nothing): its Result, or None when
         the statement must take `run_statement`'s way (then nothing was counted), as
-        `run_read_now`."""
-        if self.engine_session is None or not self._loop_answers(statement, keyword):
+        `run_read_now`; `unclaimed` as `run_write_now`'s."""
+        if self.engine_session is None or not self._loop_answers(statement, None if unclaimed else keyword):
             return None
         result = self.engine_session.begin_now(statement)
         if result is not None:
             self._counted(keyword, statement)
         return result
 
-    def run_commit_now(self, statement: str, keyword: str, command: str = "Query") -> Any:
+    def run_commit_now(self, statement: str, keyword: str, command: str = "Query", unclaimed: bool = False) -> Any:
         """`run_statement` of COMMIT begun on the loop at once where the role commits at once
         (`Role.commits_now`): the engine ends the transaction (`Session.commit_now`) and what it
         wrote goes to `Role.commit_now` in the same step; then the answer is the session task's
         once that commit is over (`_CommitBegun` becomes the next command: ANSWERED_LATER is
         returned; `command` is the processlist's meanwhile). A transaction that wrote nothing is
         answered at once: its Result. None when the statement must take `run_statement`'s way
-        (nothing was counted), as `run_read_now`."""
+        (nothing was counted), as `run_read_now`; `unclaimed` as `run_write_now`'s."""
         es = self.engine_session
-        if es is None or not self.server.role.commits_now or not self._loop_answers(statement, keyword):
+        if (es is None or not self.server.role.commits_now
+                or not self._loop_answers(statement, None if unclaimed else keyword)):
             return None
         result = es.commit_now(statement)
         if result is None:
@@ -1465,7 +1466,7 @@ class ClientSession(asyncio.Protocol):
         except SQLError as exc:
             self._send_error(exc)
             return
-        self._send_result(begun.result, 0)
+        self.send_result(begun.result, 0)
 
     def _loop_answers(self, statement: str, keyword: str | None) -> bool:
         """Nothing but the engine answers `statement` (`keyword` its `sqltext.head`; None: no
@@ -1499,9 +1500,8 @@ class ClientSession(asyncio.Protocol):
         for besides: a read-only server, FLUSH TABLES WITH READ LOCK held by this session.
         `unclaimed`: the caller knows no role or admin handler claims `keyword` (a prepared
         write's, decided when it was prepared: the claims are fixed once the server runs)."""
-        es = self.engine_session
-        if (es is None or not es.writes_in_transaction or self.server.role.read_only
-                or self._backup_lock is not None
+        es = self.engine_session  # (`write_now` declines a write outside a transaction itself)
+        if (es is None or self.server.role.read_only or self._backup_lock is not None
                 or not self._loop_answers(statement, None if unclaimed else keyword)):
             return None
         try:
@@ -1620,20 +1620,18 @@ class ClientSession(asyncio.Protocol):
                                           error=ER_NET_READ_ERROR)
             pieces.append(event.data)
 
-    def send_result(self, result: Any) -> None:
-        """Answer the command with a statement's result (OK or text result set)."""
-        self._send_result(result, 0)
-
     def send_more_result(self, result: Any) -> None:
         """Send a result set ahead of the command's answer (a procedure's SELECT in CALL),
         with SERVER_MORE_RESULTS_EXISTS."""
-        self._send_result(result, _MORE)
+        self.send_result(result, _MORE)
 
     def send_error(self, exc: SQLError) -> None:
         """Answer the command with an ERR (counted, and kept for SHOW WARNINGS)."""
         self._send_error(exc)
 
-    def _send_result(self, result: Any, more: int) -> None:
+    def send_result(self, result: Any, more: int = 0) -> None:
+        """Answer the command with a statement's result (OK or text result set); `more`: the
+        SERVER_MORE_RESULTS_EXISTS flag of a result set sent ahead of it (`send_more_result`)."""
         conn = self.conn
         assert conn is not None
         flags = self.status_flags() | more

@@ -133,7 +133,7 @@ async def _both_paths(tmp_path, monkeypatch, begun: list[int], work) -> list[tup
     for path in ("receipt", "task"):
         with monkeypatch.context() as m:
             if path == "task":
-                m.setattr(ClientSession, "run_commit_now", lambda self, *args: None)
+                m.setattr(ClientSession, "run_commit_now", lambda self, *args, **kwargs: None)
             before = begun[0]
             result, binlog = await _run(tmp_path, path, work)
             runs.append((result, binlog, begun[0] - before))
@@ -156,8 +156,8 @@ def begun(monkeypatch) -> list[int]:
     count = [0]
     original = ClientSession.run_commit_now
 
-    def counted(self, *args):
-        result = original(self, *args)
+    def counted(self, *args, **kwargs):
+        result = original(self, *args, **kwargs)
         if result is ANSWERED_LATER:
             count[0] += 1
             pipeline = self.server.role.source.pipeline

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from protocol.connection import (
     SemiSyncAck,
     ServerConnection,
     ServerState,
+    Trigger,
 )
 from protocol.errors import (
     ER_ACCESS_DENIED_ERROR,
@@ -791,6 +793,36 @@ def test_whole_command_takes_nothing_while_bytes_wait_or_an_answer_is_due():
     server, _ = login()
     server.receive_data(b"")  # the peer closed its side
     assert server.whole_command(execute) is None
+
+
+def test_a_command_received_whole_and_its_ok_take_the_table_s_transitions_in_their_own_frames():
+    """`whole_command` and `send_ok` move the connection as the transition table says (COMMAND ->
+    RESPONDING, RESPONDING -> COMMAND, and RESPONDING again for an OK with more results to come)
+    without a frame of the machine's (`fire`): theirs is the one lookup their state check left."""
+    execute = encode_packet(b"\x17\x01\x00\x00\x00\x00\x01\x00\x00\x00", 0)[0]
+    server, _ = login()
+    frames: list[str] = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            frames.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        payload = server.whole_command(execute)
+        received = server.state
+        more = server.send_ok(0, 0, ServerStatus.AUTOCOMMIT | ServerStatus.MORE_RESULTS_EXISTS)
+        between = server.state
+        last = server.send_ok(1, 0, ServerStatus.AUTOCOMMIT)
+    finally:
+        sys.setprofile(None)
+    assert payload == execute[4:] and more and last
+    assert (received, between, server.state) == (
+        SERVER_TRANSITIONS[(ServerState.COMMAND, Trigger.RECV_COMMAND)],
+        SERVER_TRANSITIONS[(ServerState.RESPONDING, Trigger.SEND_MORE)],
+        SERVER_TRANSITIONS[(ServerState.RESPONDING, Trigger.SEND_RESPONSE)],
+    ) == (ServerState.RESPONDING, ServerState.RESPONDING, ServerState.COMMAND)
+    assert "fire" not in frames, frames
 
 
 def _dumping(semisync: bool = True) -> ServerConnection:

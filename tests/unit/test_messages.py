@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -474,7 +476,8 @@ def _ok_reference(affected: int, last_id: int, status: int, warnings: int, info:
 
 @pytest.mark.parametrize("header", [0x00, 0xFE])
 @pytest.mark.parametrize("counts", [(0, 0), (1, 0), (250, 250), (251, 0), (0, 251), (65535, 2**24), (2**40, 2**64 - 1)])
-@pytest.mark.parametrize("tail", [(0, 0, ""), (2, 0, ""), (0x4003, 65535, ""), (2, 1, "Records: 1  Duplicates: 0  Warnings: 1")])
+@pytest.mark.parametrize("tail", [(0, 0, ""), (2, 0, ""), (0x4003, 65535, ""), (2, 1, "Records: 1  Duplicates: 0  Warnings: 1"),
+                                  (3, 0, "x" * 250), (3, 0, "x" * 251), (3, 0, "é" * 200)])
 def test_encode_ok_is_the_declared_ok_packet(header, counts, tail):
     """`encode_ok` (and `OK.encode`) give OK_PACKET's bytes on its short path (both counts one
     byte long, no info) and off it; what does not fit an OK is refused alike."""
@@ -485,3 +488,22 @@ def test_encode_ok_is_the_declared_ok_packet(header, counts, tail):
                 (None, counts[1], status, warnings, info)):
         with pytest.raises(LocalProtocolError):
             encode_ok(*bad, header=header)  # type: ignore[misc]
+
+
+def test_an_update_s_ok_is_encoded_without_a_python_call():
+    """An UPDATE's OK (small counts, its "Rows matched" info) is packed by `encode_ok` itself:
+    no Python function runs below it (the length-encoding helpers are for the rest)."""
+    info = "Rows matched: 1  Changed: 1  Warnings: 0"
+    frames: list[str] = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            frames.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        payload = encode_ok(1, 0, 2, 0, info)
+    finally:
+        sys.setprofile(None)
+    assert frames == ["encode_ok"]
+    assert payload == _ok_reference(1, 0, 2, 0, info, 0)

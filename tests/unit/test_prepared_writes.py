@@ -31,6 +31,7 @@ import pytest
 from engine.session import Session
 from protocol.errors import SQLError
 from server import prepared
+from server.admin import Admin
 from server.role import NullRole
 from server.session import ClientSession
 from tests.support.server_shell import ShellServer
@@ -400,5 +401,42 @@ def test_a_transaction_s_statements_are_read_once_each(shell, answered, monkeypa
         assert read == ["UPDATE w SET k=k+1 WHERE id=2", "COMMIT", "UPDATE w SET k=k+1 WHERE id=3", "COMMIT"]
         assert [s for txn in _role(shell).logged[-3:] for s in txn] == [
             f"UPDATE w SET k=k+1 WHERE id={n}" for n in (1, 2, 3)]
+    finally:
+        writer.close()
+
+
+def test_a_prepared_transaction_s_executions_ask_nothing_decided_when_prepared(shell, answered, monkeypatch):
+    """Answered on receipt on a utf8 connection, a prepared BEGIN and a write of integer values
+    ask no handler's claims (decided when they were prepared), bind each integer without a
+    `literal` frame, read their values without `in_client_charset` (nothing to convert), and
+    whether the session writes inside a transaction is asked once per execution (the callback's
+    question; the engine's `write_now` tests its fields)."""
+    asked: list[str] = []
+
+    def spied(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        def spy(*args: Any, **kwargs: Any) -> Any:
+            asked.append(name)
+            return original(*args, **kwargs)
+        return spy
+
+    writer = _client(shell)
+    try:
+        begin, update = (writer.cursor(prepared=True) for _ in range(2))
+        begin.execute("BEGIN")
+        update.execute("UPDATE w SET k=k+? WHERE id=?", (1, 1))
+        writer.rollback()
+        monkeypatch.setattr(prepared, "literal", spied("literal", prepared.literal))
+        monkeypatch.setattr(prepared, "in_client_charset", spied("in_client_charset", prepared.in_client_charset))
+        monkeypatch.setattr(Admin, "claims", spied("Admin.claims", Admin.claims))
+        monkeypatch.setattr(_Recording, "claims", spied("Role.claims", _Recording.claims))
+        writes_in_transaction = Session.writes_in_transaction.fget
+        monkeypatch.setattr(Session, "writes_in_transaction",
+                            property(spied("writes_in_transaction", writes_in_transaction)))
+        begin.execute("BEGIN")
+        update.execute("UPDATE w SET k=k+? WHERE id=?", (5, 2))
+        assert answered[0] == 2
+        assert asked == ["writes_in_transaction", "writes_in_transaction"]
+        writer.commit()
+        assert _role(shell).logged[-1] == ["UPDATE w SET k=k+5 WHERE id=2"]
     finally:
         writer.close()
