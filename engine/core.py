@@ -1234,7 +1234,8 @@ class Engine:
         self._w_begin()
         self._fk.enabled = fk_checks
         self._triggers_on.enabled = triggers
-        self._triggers_on.time = statement_time(log[2])[0]
+        stamp = log[2]  # (`statement_time`'s timestamp, inline)
+        self._triggers_on.time = stamp if type(stamp) is int else stamp[0]
         self._triggers_on.used = plan.trigger_reads
         self._triggers_on.held = False  # (a statement a trigger failed while it held them)
         # a parent whose keys cascade: the statement and its cascades are undone together
@@ -1269,9 +1270,11 @@ class Engine:
                 chosen = self._w_execute(plan.returning_order, args[:len(args) - len(plan.returning.args)])
                 order = {rowid: n for n, (rowid,) in enumerate(chosen)}
             returned = ids = None
-            replaced = self._w_replace(plan, args, zero_is_value) if plan.replaces else None
-            if replaced is None and plan.replaces and self._triggered(plan.target):
-                raise SQLError(ER_NOT_SUPPORTED_YET, "this REPLACE on a table with triggers")
+            replaced = None
+            if plan.replaces:
+                replaced = self._w_replace(plan, args, zero_is_value)
+                if replaced is None and self._triggered(plan.target):
+                    raise SQLError(ER_NOT_SUPPORTED_YET, "this REPLACE on a table with triggers")
             if replaced is not None:
                 affected = replaced
             elif apart is not None:

@@ -336,6 +336,8 @@ class Session:
     def _expanded(self, sql: str) -> str:
         """`sql` with its stored functions' calls written out (`routines.expand_calls`); the
         statement binlogged stays `sql`, as MariaDB's."""
+        if "(" not in sql:  # (no call: neither a marker, `refuse_markers`, nor a function)
+            return sql
         engine = self.engine
         routines.refuse_markers(sql, self._database)
         if not routines.may_call(engine.routines, sql):

@@ -2002,12 +2002,16 @@ _pack_intvar = _FIXED_BODIES[Intvar].pack
 def query_body(thread_id: int, db: str, query: str, status_vars: bytes) -> bytes:
     """A QUERY_EVENT body (exec_time 0, error_code 0): `Query(thread_id, 0, 0, db, query,
     status_vars).encode()`."""
-    name = _text(db)
+    try:  # (`_text` inline: its error raised by it below)
+        name = db.encode("utf-8", "surrogateescape")
+        text = query.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        name, text = _text(db), _text(query)
     try:
         head = _pack_query_fixed(thread_id, 0, len(name), 0, len(status_vars))
     except struct.error as e:
         raise LocalProtocolError(f"cannot encode QUERY_EVENT: {e}") from None
-    return b"".join((head, status_vars, name, b"\x00", _text(query)))
+    return b"".join((head, status_vars, name, b"\x00", text))
 
 
 def gtid_body(seq_no: int, domain_id: int, flags2: int) -> bytes:

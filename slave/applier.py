@@ -195,6 +195,9 @@ _DML = ("INSERT", "UPDATE", "DELETE", "REPLACE")  # the statements a batch may h
 # UPDATE ...; ASCII only, as OTHER_FIRST).
 _PLAIN_FIRST = frozenset(c for c in OTHER_FIRST
                          if c.isalpha() and c.upper() not in {p[0] for p in USER_STATEMENT_PREFIXES})
+# DML whose first letter a user statement shares (DELETE: DROP USER, REPLACE: RENAME USER /
+# REVOKE): a QUERY whose first seven characters start with one of these is a plain statement too
+_PLAIN_HEADS = ("DELETE", "REPLACE")
 
 
 # a statement-format LOAD DATA INFILE as a MariaDB master logs it: its file's bytes, then the
@@ -741,7 +744,8 @@ class Applier:
 
     async def _query(self, stream: _Stream, q: Query, timestamp: int, end: int) -> None:
         sql = q.query
-        if sql[:1] in _PLAIN_FIRST:  # INSERT, UPDATE ...: no transaction boundary, no user statement
+        if sql[:1] in _PLAIN_FIRST or sql[:7].upper().startswith(_PLAIN_HEADS):
+            # INSERT, UPDATE, DELETE ...: no transaction boundary, no user statement
             await self._statement(stream, q, sql, timestamp, end)
             return
         kind = statement_kind(sql)
@@ -788,9 +792,8 @@ class Applier:
             message = SQLError(ER_NOT_SUPPORTED_YET, f"sql_mode {unfollowed}").message
             raise ApplierError(ER_NOT_SUPPORTED_YET.code,
                                f"Error '{message}' on query. Default database: '{q.db or ''}'. Query: '{sql}'")
-        user_vars = dict(stream.user_vars)
-        if row_vars:
-            user_vars.update(row_vars)
+        # (the stream's dict is the statement's own: `reset_context` gives the next one a new dict)
+        user_vars = {**stream.user_vars, **row_vars} if row_vars else stream.user_vars
         return self.make_context(
             timestamp=timestamp,
             insert_id=stream.insert_id if first else None,

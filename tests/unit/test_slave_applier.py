@@ -532,3 +532,34 @@ async def test_applied_up_to_is_the_position_compared_with_what_is_readable(tmp_
     finally:
         await engine.close()
 
+
+
+async def test_a_delete_or_replace_is_applied_as_a_plain_statement_without_its_words_read(tmp_path, monkeypatch):
+    """A QUERY that starts with DELETE or REPLACE is neither a transaction boundary nor a user
+    statement (DROP USER, RENAME USER and REVOKE share its first letter): applied with no look
+    at its words (`statement_kind`), as an INSERT or UPDATE is; BEGIN and a user statement
+    still are."""
+    asked: list[str] = []
+    real_kind = applier_module.statement_kind
+
+    def kind(sql: str) -> str:
+        asked.append(sql)
+        return real_kind(sql)
+
+    monkeypatch.setattr(applier_module, "statement_kind", kind)
+    relay = Relay(tmp_path)
+    s = relay.stream
+    relay.append([s.event(Query(db="d", query="BEGIN")), s.event(Query(db="d", query="INSERT INTO t VALUES (1), (2), (3)")),
+                  s.event(Query(db="d", query="delete FROM t WHERE id = 1")),
+                  s.event(Query(db="d", query="REPLACE INTO t VALUES (2)")), s.event(Xid(1))])
+    engine, _commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 3)
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    result = await engine.session(0).execute("SELECT id FROM d.t ORDER BY id")
+    assert result.rows == [(2,), (3,)]
+    # (CREATE DATABASE / TABLE: read, CREATE USER shares their first words' letter)
+    assert asked == ["CREATE DATABASE d", "CREATE TABLE t (id INT PRIMARY KEY)", "BEGIN"]
+    await engine.close()
