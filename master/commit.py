@@ -274,6 +274,7 @@ class GroupCommit:
         self._open: list[_Open] = []  # written groups waiting for their acks without the lock
         self._leader_waiting = False
         self._leaders: set[asyncio.Task[None]] = set()  # `commit_now`'s leaders, running
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop commits run on (`_running_loop`)
         self._unsynced_groups = 0
         self._group_synced = False  # the last group's binlog write was fsynced
         self._xid = int(time.time()) << 16  # XID values only need to differ (a restart moves on)
@@ -308,7 +309,7 @@ class GroupCommit:
         ticket, lead = self._join(session, txn)
         ticket.done.add_done_callback(self._settled)
         if lead is not None:
-            leader = asyncio.get_running_loop().create_task(lead)
+            leader = ticket.done.get_loop().create_task(lead)
             self._leaders.add(leader)
             leader.add_done_callback(self._led)
         return ticket.done
@@ -321,7 +322,10 @@ class GroupCommit:
         awaits that coroutine in this step; then, when the lock is free and nothing is on its
         way to the queue, the group is taken here as `_lead` would take it in that step, and
         the coroutine returned is the group's run itself (no `_lead` frame to resume)."""
-        ticket = _Ticket(session, txn, asyncio.get_running_loop().create_future())
+        loop = self._loop  # (`_running_loop` without its frame: once per commit)
+        if loop is None or not loop.is_running():
+            loop = self._loop = asyncio.get_running_loop()
+        ticket = _Ticket(session, txn, loop.create_future())
         self._queue.append(ticket)
         Handover.take(txn)
         self._in_flight += 1
@@ -353,6 +357,18 @@ class GroupCommit:
         if not self._in_flight and self._idle is not None:
             self._idle.set()
 
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        """The running loop, kept from the last call while it runs: CPython 3.11's
+        `asyncio.get_running_loop` makes a getpid(2) per call, several per commit group. The
+        caller runs on a loop; a loop that stopped is never the caller's, so a pipeline that
+        outlives its loop (tests) takes the next one. `_join` makes the same check inline (a
+        frame costs more user-space instructions than the getpid's call); a ticket's future
+        gives its loop without either (`Future.get_loop`)."""
+        loop = self._loop
+        if loop is None or not loop.is_running():
+            loop = self._loop = asyncio.get_running_loop()
+        return loop
+
     async def commit_replicated(self, transactions: Sequence[ReplicatedTransaction], *, log_bin: bool = True) -> None:
         """The applier's commit (module docstring): run `transactions` in the engine, then
         commit them with their binlog events (unless `log_bin` is False) and the last one's
@@ -374,7 +390,7 @@ class GroupCommit:
             except BaseException:
                 lock.release()
                 raise
-            ticket = _Ticket(None, txn, asyncio.get_running_loop().create_future())
+            ticket = _Ticket(None, txn, self._running_loop().create_future())
             self._in_flight += 1
             try:
                 await self._run_group([ticket])
@@ -605,7 +621,7 @@ class GroupCommit:
         will (`taken`), or this one takes the lock back and runs the queue's group, empty or
         not, which commits it with every open group. A leader is never cancelled (the sessions'
         `committing`); if one were, the next group to run commits the open ones."""
-        loop = asyncio.get_running_loop()
+        loop = this.group[0].done.get_loop()  # (its tickets' loop: no getpid(2), see `_running_loop`)
         opened = _Open(this, loop.create_future(), loop.create_future())
         self._open.append(opened)
         self.engine.settle.open()

@@ -710,7 +710,7 @@ class DumpSession:
             return
         self._seen = end.generation
         if self.period:
-            self._idle_since = asyncio.get_running_loop().time()
+            self._idle_since = wake.get_loop().time()  # (the wait's loop: no getpid(2) per group)
         if session.writing_paused:
             wake.set_result(None)
 
@@ -722,7 +722,7 @@ class DumpSession:
         wake = self._wake
         if wake is None or wake.done():
             return
-        loop = asyncio.get_running_loop()
+        loop = wake.get_loop()
         left = self._idle_since + self.period - loop.time()
         if left > 0.001:
             self._timer = loop.call_later(left, self._beat)

@@ -65,6 +65,7 @@ class CommitGate:
         self._timer: asyncio.TimerHandle | None = None  # due at `_timer_at`, the deadlines' timer
         self._timer_at = 0.0
         self._timer_loop: asyncio.AbstractEventLoop | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop of the last `enter`, while it runs
         self.sessions = 0  # sessions waiting right now (Rpl_semi_sync_master_wait_sessions)
 
     def __len__(self) -> int:
@@ -99,7 +100,9 @@ class CommitGate:
         """`wait`'s start: the waiter of `position` (made, with its deadline `timeout` seconds
         from now, when there is none) and this session's future, which its release settles.
         The caller awaits the future, then calls `leave` with both, whatever happened."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop  # (kept: CPython 3.11's get_running_loop makes a getpid(2) per call)
+        if loop is None or not loop.is_running():  # (a stopped loop is not the caller's)
+            loop = self._loop = asyncio.get_running_loop()
         waiter = self._waiters.get(position)
         if waiter is None:
             waiter = _Waiter(position, loop.time() + timeout)
@@ -151,7 +154,8 @@ class CommitGate:
         """The timer: every waiter due resolved as TIMED_OUT, then `on_timeout` for it (which may
         release the others); the timer armed again for the earliest deadline left."""
         self._timer = None
-        loop = asyncio.get_running_loop()
+        loop = self._timer_loop  # (the timer's own)
+        assert loop is not None
         due_by = loop.time() + _DUE_EARLY
         due = [w for w in self._waiters.values() if w.deadline <= due_by]
         due.sort(key=lambda w: w.deadline)  # (stable: waiters of one deadline in their order)

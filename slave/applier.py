@@ -310,6 +310,9 @@ class Applier:
         self.after_ddl = after_ddl
         self.master_clock_offset = master_clock_offset
         self._idle: asyncio.Future[None] | None = None  # the loop's wait for `notify` or `stop`
+        # the SQL task's loop, taken when `_run` starts (CPython 3.11's get_running_loop makes a
+        # getpid(2) per call: several per batch)
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping = False
         self.running = False
         self.last_errno = 0
@@ -497,7 +500,8 @@ class Applier:
         if end <= now or self._stopping:
             return
         await self._flush()  # what was read before it is due already: applied first
-        loop = asyncio.get_running_loop()
+        loop = self._loop
+        assert loop is not None  # (the SQL task's: `_run` set it)
         waiting = self._delaying = loop.create_future()
         self.delay_end = end
         timer = loop.call_later(end - now, _resolve, waiting)
@@ -522,7 +526,8 @@ class Applier:
         wait = self.commit_wait()
         if wait <= 0 or self._notify_gap > wait or self._urgent or self._stopping:
             return
-        loop = asyncio.get_running_loop()
+        loop = self._loop
+        assert loop is not None
         gathering = self._gathering = loop.create_future()
         timer = loop.call_later(wait, _resolve, gathering)
         try:
@@ -558,6 +563,7 @@ class Applier:
             self.running = False
 
     async def _run(self) -> None:
+        loop = self._loop = asyncio.get_running_loop()
         if self._committing is not None and not self._committing.done():
             # a commit the task left when it was cancelled (STOP SLAVE during a semi-sync wait)
             # finishes first: the position loaded below must include it
@@ -583,7 +589,7 @@ class Applier:
             if readable is None or self._applied_up_to(readable):
                 # nothing to apply: wait for the next `notify` (or `stop`); neither can come
                 # between the check and the wait (no await between them, all on the loop)
-                idle = self._idle = asyncio.get_running_loop().create_future()
+                idle = self._idle = loop.create_future()
                 try:
                     await idle
                 finally:
@@ -977,7 +983,8 @@ class Applier:
         """The commit seam, not cancelled with the applier: a group commit that has written the
         binlog must reach the engine with its position (a cancelled leader would leave its data
         for a later group to commit without the applier's position)."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop
+        assert loop is not None
         committing = self._committing = loop.create_task(self.commit(transactions))
         # what asyncio.shield does, in one done callback that also retrieves the outcome: the
         # applier waits on a future of its own, so that cancelling it leaves the commit running
