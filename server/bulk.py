@@ -332,13 +332,15 @@ async def _run_row(session: ClientSession, sql: str, row: int, warnings: list) -
 
 async def _each(session: ClientSession, statements: Iterator[str]) -> Result:
     """An UPDATE's or DELETE's rows: each its own statement, bound when its turn comes (a
-    DEFAULT where it cannot stand fails that row: 4032), the first error ending the run."""
+    DEFAULT where it cannot stand fails that row: 4032), the first error ending the run. A
+    message's "at row n" is its own execution's (the rows its scan read), as MariaDB's, which
+    numbers each execution of the bulk loop apart."""
     affected = 0
     warnings: list = []
     for k, sql in enumerate(statements):
         if k:
             session.server.stats.com["Com_stmt_execute"] += 1  # (the command counted the first)
-        affected += (await _run_row(session, sql, k + 1, warnings)).affected_rows
+        affected += (await _run_row(session, sql, 1, warnings)).affected_rows
     return Result(affected_rows=affected, warnings=tuple(warnings))
 
 
