@@ -340,7 +340,9 @@ async def _each(session: ClientSession, statements: Iterator[str]) -> Result:
     for k, sql in enumerate(statements):
         if k:
             session.server.stats.com["Com_stmt_execute"] += 1  # (the command counted the first)
-        affected += (await _run_row(session, sql, 1, warnings)).affected_rows
+        result = await _run(session, sql)
+        warnings.extend(result.warnings)
+        affected += result.affected_rows
     return Result(affected_rows=affected, warnings=tuple(warnings))
 
 
