@@ -13,14 +13,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.test_routines_mariadb import SETUP, _created, _results, _routine_statements
+from tests.integration.test_routine_loops_mariadb import compared_with_mariadb
 from tests.support.mariadb import mariadb_available
-from tests.support.mariadb_compare import (
-    answer_differences,
-    assert_same_rows,
-    ok_answer,
-    reference_ours_and_replicas,
-)
+from tests.support.mariadb_compare import ok_answer
 
 pytestmark = [
     pytest.mark.mariadb,
@@ -160,6 +155,8 @@ CALLS = ["CALL named(3, @r)", "SELECT @r", "CALL named(11, @r)", "SELECT @r", "C
          "CALL first_wins(@f)", "SELECT @f", "CALL diag(30)", "CALL diag(40)", "SELECT @e, @st", "CALL diag(200)",
          "CALL diag_bad()", "SELECT @bad, @num, @first", "CALL resig_caught(@rc)", "SELECT @rc"]
 
+# OKs with their warnings
+ASKED = ["CALL warned_on(21, @w)", "CALL diag_bad()", "CALL named(40, @r)", "CALL unhandled_warning(2)"]
 # errors, and what SHOW WARNINGS lists after them
 FAILING = ["CALL raise_it(1)", "CALL resig(1)", "CALL resig(2)", "CALL resig(3)", "CALL resig(4)", "CALL resig(5)"]
 
@@ -186,26 +183,8 @@ BAD = [
 
 
 def test_conditions_handlers_and_diagnostics_run_log_and_replicate_as_mariadbs(tmp_path):
-    with reference_ours_and_replicas(tmp_path, our_slave=True, reference_log_bin="master-bin") as (
-            reference, ours, replicas):
-        results, answers = [], []
-        for server in (reference, ours):
-            _created(server, SETUP, PROCEDURES)
-            conn = server.connect("sp")
-            try:
-                results.append([(sql, _results(conn, sql)) for sql in CALLS])
-                answers.append([(sql, *ok_answer(conn, sql)) for sql in [
-                    "CALL warned_on(21, @w)", "CALL diag_bad()", "CALL named(40, @r)", "CALL unhandled_warning(2)",
-                    *BAD]])
-                for sql in FAILING:
-                    answers[-1] += [(sql, *ok_answer(conn, sql)), ("SHOW WARNINGS", _warnings(conn))]
-            finally:
-                conn.close()
-        assert answer_differences(*results) == ""
-        assert answer_differences(*answers) == ""
-        assert _routine_statements(ours) == _routine_statements(reference)
-        for sql in ("SELECT * FROM sp.t ORDER BY id", "SELECT * FROM sp.log ORDER BY id"):
-            assert_same_rows(reference, ours, replicas, sql)
+    compared_with_mariadb(tmp_path, PROCEDURES, CALLS, ASKED + BAD, lambda conn: [
+        answer for sql in FAILING for answer in ((sql, *ok_answer(conn, sql)), ("SHOW WARNINGS", _warnings(conn)))])
 
 
 def _warnings(conn) -> tuple:

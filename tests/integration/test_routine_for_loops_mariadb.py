@@ -11,16 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.test_routine_loops_mariadb import _interrupted
-from tests.integration.test_routines_mariadb import SETUP, _created, _results, _routine_statements
+from tests.integration.test_routine_loops_mariadb import _interrupted, compared_with_mariadb
+from tests.integration.test_routines_mariadb import SETUP, _created
 from tests.support.mariadb import mariadb_available
-from tests.support.mariadb_compare import (
-    answer_differences,
-    assert_same_rows,
-    mariadb_and_ours,
-    ok_answer,
-    reference_ours_and_replicas,
-)
+from tests.support.mariadb_compare import mariadb_and_ours
 
 pytestmark = [
     pytest.mark.mariadb,
@@ -110,22 +104,7 @@ BAD = [
 
 
 def test_for_loops_and_cursor_parameters_run_log_and_replicate_as_mariadbs(tmp_path):
-    with reference_ours_and_replicas(tmp_path, our_slave=True, reference_log_bin="master-bin") as (
-            reference, ours, replicas):
-        results, answers = [], []
-        for server in (reference, ours):
-            _created(server, SETUP, PROCEDURES)
-            conn = server.connect("sp")
-            try:
-                results.append([(sql, _results(conn, sql)) for sql in CALLS])
-                answers.append([(sql, *ok_answer(conn, sql)) for sql in BAD])
-            finally:
-                conn.close()
-        assert answer_differences(*results) == ""
-        assert answer_differences(*answers) == ""
-        assert _routine_statements(ours) == _routine_statements(reference)
-        for sql in ("SELECT * FROM sp.t ORDER BY id", "SELECT * FROM sp.log ORDER BY id"):
-            assert_same_rows(reference, ours, replicas, sql)
+    compared_with_mariadb(tmp_path, PROCEDURES, CALLS, BAD)
 
 
 def test_a_for_loop_is_stopped_by_kill_query_and_max_statement_time(tmp_path):
