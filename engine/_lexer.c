@@ -98,7 +98,8 @@ static Py_ssize_t exponent_end(const Text *t, Py_ssize_t k) {
     return m;
 }
 
-/* `(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w$])` at p (the lookbehind is the caller's): the
+/* `(?:\d+(?:\.(?!\.)\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?![\w$])` at p (the lookbehind is the
+   caller's; a point before another is no number's but a range's, FOR's `1..3`): the
    first end, in the pattern's order of tries, that the lookahead accepts; -1 if none. A shorter
    digit run is never accepted (a digit follows it), so each branch has one candidate per
    exponent choice. */
@@ -109,7 +110,7 @@ static Py_ssize_t number_end(const Text *t, Py_ssize_t p) {
         Py_ssize_t i = p + 1;
         while (is_decimal(ch(t, i)))
             i++;
-        if (ch(t, i) == '.') {
+        if (ch(t, i) == '.' && ch(t, i + 1) != '.') {
             Py_ssize_t j = i + 1;
             while (is_decimal(ch(t, j)))
                 j++;
@@ -390,7 +391,7 @@ static PyObject *extract(PyObject *module, PyObject *sql) {
         }
         if (lit == LIT_NONE && ((c >= '0' && c <= '9') || c == '.')) {
             Py_UCS4 before = ch(&t, pos - 1);
-            if (!is_word(before) && before != '.') {
+            if (!is_word(before) && (before != '.' || ch(&t, pos - 2) == '.')) {  /* after `..`: a range's bound */
                 end = number_end(&t, pos);
                 if (end >= 0)
                     lit = LIT_NUM;

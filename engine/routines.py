@@ -8,21 +8,25 @@ schema. CREATE is binlogged as MariaDB writes it (`Routine.show_create` with DEF
 What runs: CALL of a procedure whose body is one statement or [label:] BEGIN ... END holding
 DECLAREd local variables (DEFAULT evaluated at the block's entry), SET of locals (and user
 variables), SELECT ... INTO locals, IF ... THEN ... [ELSEIF ...] [ELSE ...] END IF, the CASE
-statement (simple and searched), [label:] WHILE / REPEAT / LOOP with LEAVE / ITERATE label, nested
-[label:] BEGIN ... END blocks with their own DECLAREs, cursors (DECLARE ... CURSOR FOR, OPEN,
-FETCH, CLOSE), CONTINUE / EXIT handlers FOR NOT FOUND, SQLEXCEPTION, SQLSTATE '...' or an error
-code, and plain statements (`body_steps`). Each
+statement (simple and searched), [label:] WHILE / REPEAT / LOOP / FOR (a range, a cursor, a
+SELECT) with LEAVE / ITERATE label, nested [label:] BEGIN ... END blocks with their own DECLAREs,
+cursors (DECLARE ... CURSOR [(parameters)] FOR, OPEN [(arguments)], FETCH, CLOSE), DECLARE ...
+CONDITION FOR (a name standing for its SQLSTATE or error code in handlers and SIGNAL), CONTINUE /
+EXIT handlers FOR NOT FOUND, SQLEXCEPTION, SQLWARNING, SQLSTATE '...', an error code or a
+condition's name, GET DIAGNOSTICS (NUMBER, ROW_COUNT; a condition's MYSQL_ERRNO,
+RETURNED_SQLSTATE, MESSAGE_TEXT) and plain statements (`body_steps`). Each
 statement is run by the caller (`server/routines.py`) as a statement of its own, with the
 parameters and locals it names written in as MariaDB's binlog writes them, NAME_CONST('name',
 value), so the binlog holds what MariaDB's holds and a replica runs it alike; CALL itself is
-never binlogged. CREATE checks a body's labels as MariaDB's parser does (`check_body`: 1308,
-1309, 1310; RETURN in a procedure 1313). SIGNAL, and RESIGNAL alone, run. Handlers FOR
-SQLWARNING or a named condition, cursors with parameters, RESIGNAL with a condition or SET, GET
-DIAGNOSTICS and FOR loops are made and kept (a dump
-loads) and CALL of them is MariaDB's 1235. A stored function can be
-made, listed, shown and dropped; one whose body is `RETURN expr` (or BEGIN RETURN expr; END) is
-called in a SELECT / INSERT / UPDATE / DELETE / REPLACE / DO by writing the call out where it stands
-(`expand_calls`), before the statement is planned: expr with each parameter replaced by its
+never binlogged. CREATE checks a body as MariaDB's parser does (`check_body`: labels 1308, 1309,
+1310; RETURN in a procedure 1313; a condition or cursor not declared in scope 1319 / 1324,
+declared twice 1332 / 1333, a handler's condition twice in a block 1413, declarations out of
+order 1337 / 1338, SIGNAL of an error code's condition 1646, a cursor's count of arguments 4080).
+SIGNAL and RESIGNAL run. UNDO handlers and GET DIAGNOSTICS' other items are made and kept (a
+dump loads) and CALL of them is MariaDB's 1235. A stored function can be made, listed, shown
+and dropped; one whose body is `RETURN expr` (or BEGIN RETURN expr; END) is called in a SELECT
+/ INSERT / UPDATE / DELETE / REPLACE / DO by writing the call out where it stands (`expand_calls`),
+before the statement is planned: expr with each parameter replaced by its
 argument as a column of the parameter's type stores it under the caller's sql_mode
 (mysql_assigned(value, `name`, `type`): `mysql_store`, 1264 / 1366 / 1406 as MariaDB's; a type
 `values.target` does not check, a CAST), the value stored alike into the RETURNS type under the
@@ -48,17 +52,30 @@ from engine.exprtypes import closing
 from engine.lexer import extract, literal_texts, mysql_ident, syntax_error, tokenize
 from protocol.errors import (
     ER_NOT_SUPPORTED_YET,
+    ER_SIGNAL_BAD_CONDITION_TYPE,
+    ER_SP_BAD_SQLSTATE,
     ER_SP_BADRETURN,
+    ER_SP_COND_MISMATCH,
+    ER_SP_CURSOR_AFTER_HANDLER,
+    ER_SP_CURSOR_MISMATCH,
     ER_SP_DOES_NOT_EXIST,
+    ER_SP_DUP_COND,
+    ER_SP_DUP_CURS,
+    ER_SP_DUP_HANDLER,
     ER_SP_DUP_VAR,
     ER_SP_LABEL_MISMATCH,
     ER_SP_LABEL_REDEFINE,
     ER_SP_LILABEL_MISMATCH,
+    ER_SP_UNDECLARED_VAR,
+    ER_SP_VARCOND_AFTER_CURSHNDLR,
     ER_SP_WRONG_NO_OF_ARGS,
+    ER_WRONG_PARAMCOUNT_TO_CURSOR,
+    ER_WRONG_VALUE,
     SQLError,
 )
 
 ROUTINE_PREFIX = "\x00routine:"  # catalog keys of routines: never a table name
+_SQLSTATE = re.compile(r"[0-9A-Z]{5}")
 
 
 @dataclass
@@ -267,9 +284,16 @@ class Step:
     for ELSE, steps)), "case" (`text` the simple CASE's value, "" for a searched one; branches as
     IF's, WHEN's value or condition), "block" (BEGIN ... END: its steps, DECLAREs first), "while"
     (`text` its condition), "repeat" (`text` its UNTIL condition), "loop", "leave" / "iterate"
-    (`label`), "cursor" (`names` its name, `text` its SELECT), "handler" (`text` CONTINUE or
-    EXIT, `names` its conditions, `steps` its statement), "open" / "close" (`label` the cursor), "fetch" (and
-    `names` the variables), "signal" (`text` the SIGNAL statement), "resignal" (RESIGNAL alone), "refused" (`text` what is not run here: CALL of the body is 1235)."""
+    (`label`), "for" (`names` its variable, `text` and `default` its bounds, `type` REVERSE or
+    ""), "for_cursor" (`names` its record, `type` the cursor's name, or "" and `text` its SELECT;
+    `args` the cursor's arguments), "cursor" (`names` its name, `text` its SELECT, `assignments`
+    its parameters: (name, type)), "condition" (`names` its name, `text` its value), "handler"
+    (`text` CONTINUE or EXIT, `names` its conditions, `steps` its statement), "open" (`label` the
+    cursor, `args` its arguments) / "close" (`label`), "fetch" (and `names` the variables),
+    "signal" (`text` the SIGNAL statement), "resignal" (`text` the RESIGNAL statement, "" for
+    RESIGNAL alone), "diagnostics" (GET
+    DIAGNOSTICS: `text` the condition's number or "", `assignments` (target, item)), "refused"
+    (`text` what is not run here: CALL of the body is 1235)."""
 
     kind: str
     text: str = ""
@@ -280,10 +304,24 @@ class Step:
     branches: list[tuple[str | None, list[Step]]] = field(default_factory=list)
     label: str = ""  # a block's or loop's label as written ("" for none), LEAVE's / ITERATE's
     steps: list[Step] = field(default_factory=list)  # a block's or loop's
+    args: list[str] = field(default_factory=list)  # a cursor's arguments (OPEN's, FOR's)
 
 
 _COMPOUND = ("BEGIN", "WHILE", "LOOP", "REPEAT", "FOR")  # what a label may stand before
-_REFUSED_WORDS = ("GET", "RETURN")
+
+
+@dataclass
+class _Scope:
+    """What a block declares, as MariaDB's parser keeps it (sp_pcontext): its conditions (name,
+    lower-case -> their value as a handler names it: "SQLSTATE xxxxx" or an error code), its
+    cursors (lower-case -> their count of parameters) and the condition values its handlers name."""
+
+    conditions: dict[str, str] = field(default_factory=dict)
+    cursors: dict[str, int] = field(default_factory=dict)
+    handled: set[str] = field(default_factory=set)
+_REFUSED_WORDS = ("RETURN",)
+_STATEMENT_ITEMS = ("NUMBER", "ROW_COUNT")  # GET DIAGNOSTICS' items run here
+_CONDITION_ITEMS = ("MYSQL_ERRNO", "RETURNED_SQLSTATE", "MESSAGE_TEXT")
 
 
 class _Body:
@@ -302,6 +340,7 @@ class _Body:
         self.i = 0
         self.labels: list[tuple[str, bool]] = []
         self.refused: list[str] = []
+        self.scopes: list[_Scope] = []  # the blocks being read, innermost last
 
     def span(self, start: int, end: int, replaced: dict[int, str] | None = None) -> str:
         """The body's text of tokens [start, end) with its literals written back (and the
@@ -415,10 +454,12 @@ class _Body:
             raise SQLError(ER_SP_BADRETURN)
         if tok.is_word(*_REFUSED_WORDS):
             return self.refuse(tok.upper)
+        if tok.is_word("GET"):
+            return self.diagnostics(start, end)
         if tok.is_word("SIGNAL"):
-            return Step("signal", text=self.span(start, end))
+            return Step("signal", text=self.signalled(start, end))
         if tok.is_word("RESIGNAL"):
-            return Step("resignal") if end == start + 1 else self.refuse("RESIGNAL with a condition or SET")
+            return Step("resignal", text=self.signalled(start, end) if end > start + 1 else "")
         if tok.is_word("OPEN", "CLOSE", "FETCH"):
             return self.cursor_step(start, end)
         if tok.is_word("DECLARE"):
@@ -432,7 +473,18 @@ class _Body:
                 break
             rest = start + 1 + k + 1
             if k == 0 and end - start > 4 and tokens[start + 2].is_word("CURSOR") and tokens[start + 3].is_word("FOR"):
+                self.declare_cursor(names[0])
                 return Step("cursor", names=names, text=self.span(start + 4, end))
+            if k == 0 and end - start > 6 and tokens[start + 2].is_word("CURSOR") and tokens[start + 3].text == "(":
+                close = closing(tokens, start + 3)
+                if close + 2 >= end or not tokens[close + 1].is_word("FOR"):
+                    raise self.syntax(close + 1)
+                params = [(p.name, p.type) for p in parse_params(self.span(start + 4, close), "FUNCTION")]
+                self.declare_cursor(names[0], len(params))
+                return Step("cursor", names=names, text=self.span(close + 2, end), assignments=params)
+            if k == 0 and end - start > 3 and tokens[start + 2].is_word("CONDITION") \
+                    and tokens[start + 3].is_word("FOR"):
+                return self.condition(names[0], start + 4, end)
             declared = next((t.upper for t in part[:k + 2] if t.is_word("CURSOR", "CONDITION")), None)
             if declared is not None:
                 return self.refuse("DECLARE " + declared)
@@ -457,6 +509,95 @@ class _Body:
             if into is not None:
                 return into
         return Step("sql", text=self.span(start, end))
+
+    def condition_value(self, k: int) -> tuple[str, int]:
+        """SQLSTATE [VALUE] 'sqlstate' or an error code at token `k`: the value as a handler
+        names it and the index after it (MariaDB's parser: 1407 for a SQLSTATE that is not five
+        digits or capital letters or is of class '00', 1525 for the code 0); ("", k) for neither."""
+        tokens = self.tokens
+        if k < len(tokens) and tokens[k].is_word("SQLSTATE"):
+            k += 2 if k + 1 < len(tokens) and tokens[k + 1].is_word("VALUE") else 1
+            if k >= len(tokens) or tokens[k].kind != "param":
+                raise self.syntax(k)
+            state = self.span(k, k + 1).strip("'\"")
+            if not _SQLSTATE.fullmatch(state) or state.startswith("00"):
+                raise SQLError(ER_SP_BAD_SQLSTATE, state)
+            return "SQLSTATE " + state, k + 1
+        if k < len(tokens) and tokens[k].kind == "param" and self.span(k, k + 1).isdigit():
+            code = self.span(k, k + 1)
+            if int(code) == 0:
+                raise SQLError(ER_WRONG_VALUE, "CONDITION", "0")
+            return str(int(code)), k + 1
+        return "", k
+
+    def condition(self, name: str, start: int, end: int) -> Step:
+        """DECLARE name CONDITION FOR {SQLSTATE [VALUE] 'sqlstate' | error code}: the name stands
+        for its value in the block's handlers and SIGNALs (1332 for a name the block declared)."""
+        value, k = self.condition_value(start)
+        if not value or k != end:
+            raise self.syntax(k)
+        declared = self.scopes[-1].conditions if self.scopes else {}
+        if name.lower() in declared:
+            raise SQLError(ER_SP_DUP_COND, name)
+        declared[name.lower()] = value
+        return Step("condition", names=[name], text=value)
+
+    def named_condition(self, name: str) -> str:
+        """The value of the condition a name declares in scope (MariaDB's 1319 for none)."""
+        for scope in reversed(self.scopes):
+            value = scope.conditions.get(name.lower())
+            if value is not None:
+                return value
+        raise SQLError(ER_SP_COND_MISMATCH, name)
+
+    def signalled(self, start: int, end: int) -> str:
+        """SIGNAL's or RESIGNAL's text with a named condition written as its SQLSTATE (MariaDB's
+        parser: 1319 for a name not declared, 1646 for one declared with an error code)."""
+        tokens = self.tokens
+        if start + 1 >= end or tokens[start + 1].is_word("SQLSTATE", "SET") \
+                or tokens[start + 1].kind not in ("word", "ident"):
+            return self.span(start, end)
+        value = self.named_condition(tokens[start + 1].text.strip("`"))
+        if not value.startswith("SQLSTATE "):
+            raise SQLError(ER_SIGNAL_BAD_CONDITION_TYPE)
+        return f"{tokens[start].upper} SQLSTATE '{value[len('SQLSTATE '):]}' {self.span(start + 2, end)}".rstrip()
+
+    def diagnostics(self, start: int, end: int) -> Step:
+        """GET [CURRENT] DIAGNOSTICS target = NUMBER | ROW_COUNT [, ...], or GET [CURRENT]
+        DIAGNOSTICS CONDITION n target = MYSQL_ERRNO | RETURNED_SQLSTATE | MESSAGE_TEXT [, ...]
+        (a target a variable or @user variable): `text` the condition's number ("" for the
+        statement's items), `assignments` (target, item). Other items, STACKED, are refused."""
+        tokens = self.tokens
+        k = start + 1 + (1 if start + 1 < end and tokens[start + 1].is_word("CURRENT") else 0)
+        if k >= end or not tokens[k].is_word("DIAGNOSTICS"):
+            return self.refuse("GET")
+        k += 1
+        number, items = "", _STATEMENT_ITEMS
+        if k < end and tokens[k].is_word("CONDITION"):
+            if k + 1 >= end or tokens[k + 1].kind not in ("param", "var", "word", "ident"):
+                raise self.syntax(k + 1)
+            number, items, k = self.span(k + 1, k + 2), _CONDITION_ITEMS, k + 2
+        assignments = []
+        for a, b in _cut_top(tokens[k:end], self.shape):
+            a, b = a + k, b + k
+            if b - a != 3 or tokens[a + 1].text != "=" or tokens[a].kind not in ("var", "word", "ident"):
+                raise self.syntax(a)
+            if not tokens[a + 2].is_word(*items):
+                return self.refuse("GET DIAGNOSTICS of " + tokens[a + 2].text)
+            target = tokens[a].text
+            if tokens[a].kind == "var":
+                if target.startswith("@"):
+                    return self.refuse("GET DIAGNOSTICS into a system variable")
+                target = "@" + target
+            assignments.append((target, tokens[a + 2].upper))
+        return Step("diagnostics", text=number, assignments=assignments)
+
+    def declare_cursor(self, name: str, params: int = 0) -> None:
+        if self.scopes:
+            declared = self.scopes[-1].cursors
+            if name.lower() in declared:
+                raise SQLError(ER_SP_DUP_CURS, name)
+            declared[name.lower()] = params
 
     def select_into(self, start: int, end: int) -> Step | None:
         """SELECT ... INTO name [, name ...] ... of variables (not @user variables, OUTFILE or
@@ -527,9 +668,9 @@ class _Body:
 
     def compound(self, label: str) -> Step:
         """[label:] BEGIN ... END [label], WHILE cond DO ... END WHILE [label], REPEAT ... UNTIL
-        cond END REPEAT [label], LOOP ... END LOOP [label] (FOR ... END FOR: parsed, refused),
-        its label in scope inside: MariaDB's 1309 for a label already in scope, 1310 for an end
-        label that is not the beginning's."""
+        cond END REPEAT [label], LOOP ... END LOOP [label], FOR ... DO ... END FOR [label]
+        (`for_head`), its label in scope inside: MariaDB's 1309 for a label already in scope,
+        1310 for an end label that is not the beginning's."""
         tokens = self.tokens
         word = tokens[self.i].upper
         lowered = label.lower()
@@ -548,7 +689,11 @@ class _Body:
             step.text, self.i = self.span(self.i, at), at
             self.expect("END", "REPEAT")
         else:
-            if word != "LOOP":
+            if word == "FOR":
+                at = self.top_word(self.i, "DO")
+                self.for_head(step, self.i, at)
+                self.i = at + 1
+            elif word != "LOOP":
                 at = self.top_word(self.i, "DO")
                 step.text, self.i = self.span(self.i, at), at + 1
             step.steps = self.statements(("END",))
@@ -561,22 +706,87 @@ class _Body:
             self.i += 1
             if end_label.lower() != lowered:
                 raise SQLError(ER_SP_LABEL_MISMATCH, end_label)
-        return self.refuse("FOR") if word == "FOR" else step
+        return step
+
+    def for_head(self, step: Step, start: int, end: int) -> None:
+        """FOR's head, tokens [start, end) before DO: var IN [REVERSE] lower .. upper (a "for"
+        step), or record IN cursor [(arguments)] or record IN (SELECT ...) (a "for_cursor" one;
+        MariaDB's 1327 for a cursor not declared, 4080 for a count of arguments)."""
+        tokens = self.tokens
+        if end - start < 3 or tokens[start].kind not in ("word", "ident") or not tokens[start + 1].is_word("IN"):
+            raise self.syntax(start)
+        step.names = [tokens[start].text]
+        k, depth, dots = start + 2, 0, None
+        for j in range(k, end - 1):
+            if tokens[j].kind == "op" and tokens[j].text in "()":
+                depth += 1 if tokens[j].text == "(" else -1
+            elif depth == 0 and tokens[j].text == "." and tokens[j + 1].text == ".":
+                dots = j
+                break
+        if dots is not None:
+            if tokens[k].is_word("REVERSE"):
+                step.type, k = "REVERSE", k + 1
+            if dots == k or dots + 2 >= end:
+                raise self.syntax(dots)
+            step.text, step.default = self.span(k, dots), self.span(dots + 2, end)
+            return
+        step.kind = "for_cursor"
+        if tokens[k].text == "(":
+            if closing(tokens, k) != end - 1 or not tokens[k + 1].is_word("SELECT"):
+                raise self.syntax(k)
+            step.text = self.span(k + 1, end - 1)
+            return
+        if tokens[k].kind not in ("word", "ident"):
+            raise self.syntax(k)
+        step.args = self.arguments(k + 1, end)
+        if not any(tokens[k].text.lower() in scope.cursors for scope in self.scopes):
+            raise SQLError(ER_SP_UNDECLARED_VAR, tokens[k].text)  # (MariaDB reads a name, not a cursor, there)
+        step.type = self.cursor_named(tokens[k].text, len(step.args))
+
+    def arguments(self, k: int, end: int) -> list[str]:
+        """A cursor's arguments at tokens [k, end): ( expr [, ...] ) or nothing."""
+        if k == end:
+            return []
+        tokens = self.tokens
+        if tokens[k].text != "(" or closing(tokens, k) != end - 1:
+            raise self.syntax(k)
+        return [self.span(a + k + 1, b + k + 1) for a, b in _cut_top(tokens[k + 1:end - 1], self.shape)] \
+            if end - k > 2 else []
+
+    def cursor_named(self, name: str, args: int | None = None) -> str:
+        """A cursor's name, declared in scope (MariaDB's 1324 for one that is not), opened with
+        `args` arguments where given (4080 for another count than its parameters')."""
+        params = next((scope.cursors[name.lower()] for scope in reversed(self.scopes)
+                       if name.lower() in scope.cursors), None)
+        if params is None:
+            raise SQLError(ER_SP_CURSOR_MISMATCH, name)
+        if args is not None and args != params:
+            raise SQLError(ER_WRONG_PARAMCOUNT_TO_CURSOR, name)
+        return name
 
     def block_steps(self) -> list[Step]:
         """A block's steps up to its END, DECLAREs first as MariaDB's grammar wants (1064 for one
-        after a statement), each variable once (1331)."""
+        after a statement), variables and conditions before cursors before handlers (1337,
+        1338), each variable once (1331)."""
         tokens, steps, names = self.tokens, [], set()
+        self.scopes.append(_Scope())
+        order = 0  # the declarations read: 0 variables and conditions, 1 a cursor, 2 a handler
         while True:
             while self.i < len(tokens) and tokens[self.i].kind == "op" and tokens[self.i].text == ";":
                 self.i += 1
             if self.i >= len(tokens) or tokens[self.i].is_word("END"):
+                self.scopes.pop()
                 return steps
             at = self.i
             step = self.step()
             if _declaring(step):
                 if steps and not _declaring(steps[-1]):
                     raise self.syntax(at)
+                declared = _DECLARED_ORDER[step.kind] if step.kind in _DECLARED_ORDER else (
+                    2 if "HANDLER" in step.text else 1 if "CURSOR" in step.text else 0)
+                if declared < order:
+                    raise SQLError(ER_SP_VARCOND_AFTER_CURSHNDLR if declared == 0 else ER_SP_CURSOR_AFTER_HANDLER)
+                order = declared
                 for name in step.names if step.kind == "declare" else ():
                     if name.lower() in names:
                         raise SQLError(ER_SP_DUP_VAR, name)
@@ -608,39 +818,49 @@ class _Body:
         if k >= end or tokens[k].kind not in ("word", "ident"):
             return self.refuse(tokens[start].upper)
         step = Step(tokens[start].upper.lower(), label=tokens[k].text)
+        if step.kind == "open":
+            step.args = self.arguments(k + 1, end)
+        self.cursor_named(step.label, len(step.args) if step.kind == "open" else None)
         if step.kind == "fetch":
             if k + 2 >= end or not tokens[k + 1].is_word("INTO"):
                 return self.refuse("FETCH")
             step.names = [tokens[j].text for j in range(k + 2, end, 2)]
-        elif k + 1 != end:
+        elif step.kind != "open" and k + 1 != end:
             return self.refuse(tokens[start].upper)
         return step
 
     def handler(self) -> Step:
         """DECLARE {CONTINUE | EXIT | UNDO} HANDLER FOR condition [, ...] statement (its
         statement sees no label outside it, as MariaDB's): `text` CONTINUE or EXIT, `names` its
-        conditions ("NOT FOUND", "SQLEXCEPTION", "SQLSTATE xxxxx" or an error code), `steps` its
-        statement; one for SQLWARNING, a named condition or UNDO is refused."""
+        conditions ("NOT FOUND", "SQLEXCEPTION", "SQLWARNING", "SQLSTATE xxxxx" or an error code;
+        a declared condition's name as its value: 1319 for a name not declared), `steps` its
+        statement; MariaDB's 1413 for a condition a handler of the block names already. UNDO is
+        refused."""
         tokens = self.tokens
         action = tokens[self.i + 1].upper
         self.i += 2
         self.expect("HANDLER", "FOR")
         others, conditions = action == "UNDO", []
+        handled = self.scopes[-1].handled if self.scopes else set()
         while self.i < len(tokens):
             tok = tokens[self.i]
-            if tok.is_word("SQLSTATE"):
-                self.i += 2 if self.i + 1 < len(tokens) and tokens[self.i + 1].is_word("VALUE") else 1
-                if self.i < len(tokens) and tokens[self.i].kind == "param":
-                    conditions.append("SQLSTATE " + self.span(self.i, self.i + 1).strip("'\""))
+            value, after = self.condition_value(self.i)
+            if value:
+                self.i = after - 1
             elif tok.is_word("NOT") and self.i + 1 < len(tokens) and tokens[self.i + 1].is_word("FOUND"):
                 self.i += 1
-                conditions.append("NOT FOUND")
-            elif tok.is_word("SQLEXCEPTION"):
-                conditions.append("SQLEXCEPTION")
-            elif tok.kind == "param" and self.span(self.i, self.i + 1).isdigit():
-                conditions.append(self.span(self.i, self.i + 1))
+                value = "NOT FOUND"
+            elif tok.is_word("SQLEXCEPTION", "SQLWARNING"):
+                value = tok.upper
+            elif tok.kind in ("word", "ident"):
+                value = self.named_condition(tok.text.strip("`"))
             else:
                 others = True
+            if value:
+                if value in handled:
+                    raise SQLError(ER_SP_DUP_HANDLER)
+                handled.add(value)
+                conditions.append(value)
             self.i += 1
             if self.i < len(tokens) and tokens[self.i].kind == "op" and tokens[self.i].text == ",":
                 self.i += 1
@@ -666,7 +886,10 @@ class _Body:
 
 
 def _declaring(step: Step) -> bool:
-    return step.kind in ("declare", "cursor", "handler") or step.text.startswith("DECLARE")
+    return step.kind in ("declare", "condition", "cursor", "handler") or step.text.startswith("DECLARE")
+
+
+_DECLARED_ORDER = {"declare": 0, "condition": 0, "cursor": 1, "handler": 2}
 
 
 def body_steps(body: str) -> list[Step]:
@@ -683,13 +906,14 @@ def check_body(body: str, kind: str, line: int = 1) -> None:
     """The errors MariaDB's parser gives for a routine's body (starting on the statement's `line`)
     at CREATE: a label redefined (1309), an end label without match (1310), LEAVE / ITERATE
     without a label (1308), RETURN in a procedure (1313), a variable declared twice in a block
-    (1331), and its 1064 for an end label without a beginning one, a label before what takes
+    (1331), the declarations' errors (`block_steps`, `condition`, `handler`, `cursor_named`,
+    `signalled`), and its 1064 for an end label without a beginning one, a label before what takes
     none, a DECLARE after a statement, a loop or branch without a statement. What is not run here
     is left to CALL (1235)."""
     try:
         parsed = _Body(body, kind, line)
     except SQLError:
-        return  # (a text the engine's lexer does not read, `FOR i IN 1..3`: left to CALL)
+        return  # (a text the engine's lexer does not read: left to CALL)
     try:
         parsed.body()
     except SQLError as exc:
@@ -729,31 +953,43 @@ def _named_columns(tokens) -> set[int]:
 def bind(text: str, values: dict[str, str]) -> str:
     """`text` with each plain identifier (not qualified, not a function's or a column
     definition's name, not a column `_named_columns` finds) that is a key of `values`
-    (lower-case) replaced by its value's text."""
+    (lower-case) replaced by its value's text, and each `record.field` that is one (a cursor FOR
+    loop's record's fields: "record.field")."""
     parsed, names = _bindable(text)
-    replaced = {k: values[name] for k, name in names if name in values}
+    replaced = {}
+    for k, name, width in names:
+        if name in values:
+            replaced[k] = values[name]
+            for j in range(k + 1, k + width):
+                replaced[j] = ""
     if not replaced:
         return text
     return parsed.span(0, len(parsed.tokens), replaced)
 
 
 @lru_cache(maxsize=512)
-def _bindable(text: str) -> tuple[_Body, tuple[tuple[int, str], ...]]:
-    """`text` parsed, and the tokens `bind` may replace with their names (lower-case): a loop's
-    statements are bound again each round, their text the same."""
+def _bindable(text: str) -> tuple[_Body, tuple[tuple[int, str, int], ...]]:
+    """`text` parsed, and the names `bind` may replace (lower-case), each as its first token
+    and its count of tokens: a loop's statements are bound again each round, their text the
+    same."""
     parsed = _Body(text)
     tokens = parsed.tokens
     names = []
     named: set[int] | None = None
     for k, tok in enumerate(tokens):
-        if tok.kind not in ("word", "ident"):
+        if tok.kind not in ("word", "ident") or k > 0 and tokens[k - 1].text in (".", "@"):
             continue
-        if k > 0 and tokens[k - 1].text in (".", "@") or k + 1 < len(tokens) and tokens[k + 1].text in (".", "("):
+        if k + 1 < len(tokens) and tokens[k + 1].text == ".":
+            if k + 2 < len(tokens) and tokens[k + 2].kind in ("word", "ident") and not (
+                    k + 3 < len(tokens) and tokens[k + 3].text in (".", "(")):
+                names.append((k, f"{tok.text}.{tokens[k + 2].text}".lower(), 3))
+            continue
+        if k + 1 < len(tokens) and tokens[k + 1].text == "(":
             continue
         if named is None:
             named = _named_columns(tokens)
         if k not in named:
-            names.append((k, tok.text.strip("`").lower()))
+            names.append((k, tok.text.strip("`").lower(), 1))
     return parsed, tuple(names)
 
 

@@ -266,6 +266,14 @@ ER_SP_CURSOR_NOT_OPEN = MySQLError(1326, "24000", "Cursor is not open")
 ER_SP_WRONG_NO_OF_FETCH_ARGS = MySQLError(1328, "HY000", "Incorrect number of FETCH variables")
 ER_SP_UNDECLARED_VAR = MySQLError(1327, "42000", "Undeclared variable: %s")
 ER_SP_FETCH_NO_DATA = MySQLError(1329, "02000", "No data - zero rows fetched, selected, or processed")
+ER_SP_DUP_COND = MySQLError(1332, "42000", "Duplicate condition: %s")
+ER_SP_DUP_CURS = MySQLError(1333, "42000", "Duplicate cursor: %s")
+ER_SP_VARCOND_AFTER_CURSHNDLR = MySQLError(1337, "42000", "Variable or condition declaration after cursor or handler declaration")
+ER_SP_CURSOR_AFTER_HANDLER = MySQLError(1338, "42000", "Cursor declaration after handler declaration")
+ER_SP_DUP_HANDLER = MySQLError(1413, "42000", "Duplicate handler declared in the same block")
+ER_SIGNAL_BAD_CONDITION_TYPE = MySQLError(1646, "HY000", "SIGNAL/RESIGNAL can only use a CONDITION defined with SQLSTATE")
+ER_DA_INVALID_CONDITION_NUMBER = MySQLError(1758, "35000", "Invalid condition number")
+ER_WRONG_PARAMCOUNT_TO_CURSOR = MySQLError(4080, "42000", "Incorrect parameter count to cursor '%s'")
 ER_ALTER_OPERATION_NOT_SUPPORTED = MySQLError(1845, "0A000", "%s is not supported for this operation. Try %s")
 ER_ALTER_OPERATION_NOT_SUPPORTED_REASON = MySQLError(1846, "0A000", "%s is not supported. Reason: %s. Try %s")
 ER_WRONG_AUTO_KEY = MySQLError(1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key")
@@ -384,3 +392,12 @@ class SQLError(Exception):
     @property
     def sqlstate(self) -> str:
         return self.error.sqlstate
+
+
+_SQLSTATES = {error.code: error.sqlstate for error in list(globals().values()) if isinstance(error, MySQLError)}
+
+
+def sqlstate_of(code: int) -> str:
+    """The SQLSTATE of an error code as the table gives it (a warning or note in the
+    diagnostics area is kept by its code alone); HY000 for a code not in it, as MariaDB's."""
+    return _SQLSTATES.get(code, "HY000")

@@ -1,4 +1,5 @@
-"""SIGNAL and RESIGNAL outside a stored program, as MariaDB 10.11 answers them (sql_signal.cc).
+"""SIGNAL and RESIGNAL outside a stored program, as MariaDB 10.11 answers them (sql_signal.cc),
+and RESIGNAL's condition in a stored program's handler (`resignalled`).
 
 Contract
 - `signal(session, sql, keyword)` is an admin handler (`Admin.handlers`): it parses
@@ -27,6 +28,7 @@ from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_COND_ITEM_TOO_LONG,
     ER_DUP_SIGNAL_SET,
+    ER_NOT_SUPPORTED_YET,
     ER_RESIGNAL_WITHOUT_ACTIVE_HANDLER,
     ER_SIGNAL_EXCEPTION,
     ER_SIGNAL_NOT_FOUND,
@@ -76,6 +78,35 @@ async def signal(session: ClientSession, sql: str, keyword: str) -> Any:
     error = SQLError(MySQLError(errno, sqlstate, "%s"), message)
     error.warnings = tuple(warned)
     raise error
+
+
+async def resignalled(session: ClientSession, sql: str, handled: SQLError) -> SQLError:
+    """RESIGNAL [SQLSTATE 'sqlstate'] [SET item = value [, ...]] (`sql`, its values literals)
+    in a stored program's handler of the error `handled`: the error it raises, as MariaDB's
+    Sql_cmd_resignal: the handled condition, with a SQLSTATE given that SQLSTATE and its
+    class's MYSQL_ERRNO (1643, 1644; its MESSAGE_TEXT kept), then the SET items'; with a
+    SQLSTATE, the diagnostics area's conditions kept ahead of it as its warnings, the handled
+    one among them (without, it stands alone).
+    A warning's SQLSTATE (class '01') is 1235 here."""
+    t = Tokens(sql)
+    t.next()
+    sqlstate = _condition(t, optional=True)
+    values = _items(t)
+    if sqlstate is not None and sqlstate.startswith("01"):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "RESIGNAL of a warning's SQLSTATE")
+    warned: list[tuple[str, int, str]] = []
+    texts = await _evaluate(session, values, warned)
+    errno = handled.code if sqlstate is None else (
+        ER_SIGNAL_NOT_FOUND if sqlstate.startswith("02") else ER_SIGNAL_EXCEPTION).code
+    kept: list[tuple[str, int, str]] = []
+    if sqlstate is not None:  # (the handled condition stays in the area, ahead of the new one)
+        kept = list(session.diagnostics)
+        if not any(entry[1] == handled.code and entry[2] == handled.message for entry in kept):
+            kept.append(("Error", handled.code, handled.message))
+    error = SQLError(MySQLError(texts.get("MYSQL_ERRNO", errno), sqlstate or handled.sqlstate, "%s"),
+                     texts.get("MESSAGE_TEXT", handled.message))
+    error.warnings = (*kept, *warned)
+    return error
 
 
 def _condition(t: Tokens, optional: bool) -> str | None:

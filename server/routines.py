@@ -27,29 +27,38 @@ Contract
   variables at the end. SET of a local and IF conditions are evaluated by the engine.
 - A block's DECLAREd variables are in scope until it ends, hiding an outer one of the same name
   meanwhile (`_Frame.run`); a CASE statement's branch is chosen by one CASE expression of the
-  engine (1339 without a match); WHILE / REPEAT / LOOP run until LEAVE (or their condition), each
-  round passing `ClientSession.interruption_point`, so that KILL QUERY (1317) and
-  max_statement_time (1969) end a loop as MariaDB's end it.
+  engine (1339 without a match); WHILE / REPEAT / LOOP / FOR run until LEAVE (or their condition,
+  or their range's or cursor's end), each round passing `ClientSession.interruption_point`, so
+  that KILL QUERY (1317) and max_statement_time (1969) end a loop as MariaDB's end it. A FOR's
+  variable, a cursor FOR loop's record fields (`record.column`) and a cursor's parameters at
+  OPEN are variables of their own scope.
 - A cursor's SELECT runs at OPEN (with the variables' values then), its rows kept for FETCH, as
   MariaDB's materialized cursors; FETCH past the last row, or SELECT ... INTO of none, is NOT
-  FOUND (FETCH's error 1329, SELECT ... INTO's warning). A condition a step raises runs the
-  handler in scope for it (`_Frame.handle`: the innermost block's, its most specific): CONTINUE
-  goes on with the next statement, EXIT ends the handler's block; KILL QUERY, the time limit and
-  1235 are never handled. SIGNAL is `server.conditions`' (its variables written in as plain
-  literals); RESIGNAL alone raises the condition being handled again (1645 outside a handler).
-  CALL's OK carries its last statement's warnings.
+  FOUND (FETCH's error 1329, SELECT ... INTO's warning). An error a step raises, or the last of
+  a statement's warnings and notes that a handler takes, runs the handler in scope for it
+  (`_Frame.handle`, `_Frame.warned`: the innermost block's, its most specific, as MariaDB's
+  sp_pcontext::find_handler): CONTINUE goes on with the next statement, EXIT ends the handler's
+  block; KILL QUERY, the time limit and 1235 are never handled. The session's `diagnostics` are
+  the diagnostics area: a statement's warnings replace them, a handled error is their last entry
+  while its handler runs, the entries there when a handler began are taken out when it ends;
+  GET DIAGNOSTICS reads them. SIGNAL is `server.conditions`' (its variables written in as plain
+  literals, a named condition as its SQLSTATE); RESIGNAL raises the error being handled again,
+  its SQLSTATE and items as it says (`conditions.resignalled`; 1645 outside a handler, 1235 for
+  a handled warning). CALL's OK carries its last statement's warnings.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
 from engine import routines
 from engine.ddl import missing_routine
 from protocol.binary import ParamType
 from protocol.errors import (
+    ER_BAD_NULL_ERROR,
+    ER_DA_INVALID_CONDITION_NUMBER,
     ER_NO_DB_ERROR,
     ER_NOT_SUPPORTED_YET,
     ER_QUERY_INTERRUPTED,
@@ -65,9 +74,12 @@ from protocol.errors import (
     ER_STATEMENT_TIMEOUT,
     ER_TOO_MANY_ROWS,
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
+    MySQLError,
     SQLError,
+    sqlstate_of,
 )
 from protocol.messages import OK, FieldType
+from server import conditions
 from server.prepared import literal as _literal
 from server.privileges import definer_account, routine_named
 from server.sql_prepared import using_literal
@@ -153,6 +165,11 @@ class _Frame:
             literal = f"_{options.charset}{literal_text(raw)} COLLATE '{options.collation}'"
         self.values[name] = (raw, literal)
 
+    def plainly_bound(self, text: str) -> str:
+        """SIGNAL's / RESIGNAL's text with the variables' values as the literals
+        `server.conditions` reads."""
+        return routines.bind(text, {name: _plain_literal(raw) for name, (raw, _) in self.values.items()})
+
     def bound(self, text: str) -> str:
         written = {name: f" NAME_CONST('{name}',{literal})" for name, (_, literal) in self.values.items()}
         return routines.bind(text, written)
@@ -178,7 +195,10 @@ class _Frame:
             raise SQLError(ER_TOO_MANY_ROWS)
         self.affected += len(result.rows)  # (MariaDB's row count of a SELECT ... INTO)
         if not result.rows:
-            await self.handle(SQLError(ER_SP_FETCH_NO_DATA), warning=True)
+            entry = ("Warning", ER_SP_FETCH_NO_DATA.code, ER_SP_FETCH_NO_DATA.template)
+            self.session.diagnostics = [*self.session.diagnostics, entry]
+            if self.handlers:
+                await self.warned([entry])
             return
         self.assign_row(step.names, result.rows[0], result.column_types)
 
@@ -188,36 +208,54 @@ class _Frame:
                 raise SQLError(ER_SP_UNDECLARED_VAR, name)
             self.assign(name.lower(), (value, _literal_of(value, kind)))
 
-    def handler_for(self, exc: SQLError) -> tuple[routines.Step, object] | None:
-        """The handler in scope for a condition, and its block's mark: the innermost block's,
-        its most specific one (the error code, then the SQLSTATE, then NOT FOUND / SQLEXCEPTION),
-        as MariaDB's; for one that left a handler (RESIGNAL's, a failing statement's), only those
-        outside that handler's block."""
-        state, best = exc.sqlstate, None
+    def handler_for(self, exc: SQLError, level: str) -> tuple[routines.Step, object] | None:
+        """The handler in scope for a condition of `level` (Error, Warning or Note), and its
+        block's mark, as MariaDB's sp_pcontext::find_handler: the innermost block's that has
+        one, its most specific (the error code, then the SQLSTATE, then SQLWARNING / NOT FOUND /
+        SQLEXCEPTION), the first declared of equals; for a condition that left a handler
+        (RESIGNAL's, a failing statement's), only those outside that handler's block."""
+        code, state, best = str(exc.code), exc.sqlstate, None
         for handler, mark in reversed(self.handlers[:getattr(exc, "handlers_outside", None)]):
             if best is not None and mark is not best[2]:
                 break
             for condition in handler.names:
-                rank = 3 if condition == str(exc.code) else 2 if condition == f"SQLSTATE {state}" else 1 if (
-                    condition == "NOT FOUND" and state.startswith("02")
-                    or condition == "SQLEXCEPTION" and state[:2] not in ("00", "01", "02")) else 0
-                if rank and (best is None or rank > best[0]):
+                rank = _rank(condition, code, state, level)
+                if rank and (best is None or rank >= best[0]):  # (>=: the handlers are read last first)
                     best = (rank, handler, mark)
         return None if best is None else (best[1], best[2])
 
-    async def handle(self, exc: SQLError, warning: bool = False) -> None:
-        """A condition a statement raised: its handler runs (CONTINUE: then the next statement;
-        EXIT: then its block ends), the handlers of that block and inner ones out of scope
-        meanwhile; without one the error stands (a warning, as SELECT ... INTO's of no row, is
-        kept for SHOW WARNINGS). An interrupted statement and what is not run here (1235) are
-        never handled: a handler must not stand for what MariaDB would have done."""
-        found = None if exc.code in _UNHANDLED else self.handler_for(exc)
+    async def handle(self, exc: SQLError) -> None:
+        """An error a statement raised: the handler in scope for it runs (`run_handler`), the
+        error the diagnostics area's last condition meanwhile; without one the error stands. An
+        interrupted statement and what is not run here (1235) are never handled: a handler must
+        not stand for what MariaDB would have done."""
+        found = None if exc.code in _UNHANDLED else self.handler_for(exc, "Error")
         if found is None:
-            if not warning:
-                raise exc
-            self.session.diagnostics = [*self.session.diagnostics, ("Warning", exc.code, exc.message)]
-            return
-        handler, mark = found
+            raise exc
+        self.session.diagnostics = [*exc.warnings, _Condition(("Error", exc.code, exc.message), exc.sqlstate)]
+        await self.run_handler(exc, *found)
+
+    async def warned(self, entries: list[tuple[str, int, str]]) -> None:
+        """A statement's warnings and notes (`entries`, in the diagnostics area): the handler in
+        scope for the last of them that has one runs, as MariaDB's
+        sp_rcontext::handle_sql_condition chooses; without one they are only kept."""
+        found = None
+        for entry in entries:
+            if entry[0] in ("Warning", "Note"):
+                condition = SQLError(MySQLError(entry[1], _sqlstate(entry), "%s"), entry[2])
+                condition.level = entry[0]
+                handler = self.handler_for(condition, entry[0])
+                if handler is not None:
+                    found = (condition, handler)
+        if found is not None:
+            await self.run_handler(found[0], *found[1])
+
+    async def run_handler(self, exc: SQLError, handler: routines.Step, mark: object) -> None:
+        """A handler's statement for the condition `exc` (CONTINUE: then the next statement;
+        EXIT: then its block ends), the handlers of its block and inner ones out of scope
+        meanwhile; the conditions the diagnostics area held when it began are taken out of it
+        when it ends, as MariaDB's."""
+        marked = list(self.session.diagnostics)
         saved = self.handlers
         outside = next(k for k, (_, m) in enumerate(saved) if m is mark)
         self.handlers = saved[:outside]
@@ -230,6 +268,9 @@ class _Frame:
         finally:
             self.handlers = saved
             self.handled.pop()
+        if marked:
+            ids = {id(entry) for entry in marked}
+            self.session.diagnostics = [entry for entry in self.session.diagnostics if id(entry) not in ids]
         if handler.text == "EXIT":
             raise _Leave(mark)
 
@@ -244,10 +285,7 @@ class _Frame:
         row into the variables; NOT FOUND past the last), CLOSE: MariaDB's 1325 / 1326 / 1328."""
         cursor = self.cursor(step.label)
         if step.kind == "open":
-            if cursor.rows is not None:
-                raise SQLError(ER_SP_CURSOR_ALREADY_OPEN)
-            result = await self.session.execute(self.bound(cursor.text))
-            cursor.rows, cursor.types, cursor.at = list(result.rows), result.column_types, 0
+            await self.open(cursor, step.args)
             return
         if cursor.rows is None:
             raise SQLError(ER_SP_CURSOR_NOT_OPEN)
@@ -262,6 +300,44 @@ class _Frame:
                 raise SQLError(ER_SP_WRONG_NO_OF_FETCH_ARGS)
             self.assign_row(step.names, row, cursor.types)
 
+    async def open(self, cursor: _Cursor, args: list[str]) -> None:
+        """OPEN: the cursor's SELECT run with the variables' values, its parameters' the
+        arguments' (hiding variables of their names), its rows kept (1325 for an open cursor;
+        a count of arguments not its parameters' is the parser's 4080)."""
+        if cursor.rows is not None:
+            raise SQLError(ER_SP_CURSOR_ALREADY_OPEN)
+        if not cursor.params:
+            text = self.bound(cursor.text)
+        else:
+            values = await self.evaluate(args)
+            hidden = self.hide([name for name, _ in cursor.params])
+            try:
+                for (name, declared), value in zip(cursor.params, values, strict=True):
+                    self.declare(name.lower(), declared, value)
+                text = self.bound(cursor.text)
+            finally:
+                self.restore(hidden)
+        result = await self.session.execute(text)
+        cursor.rows, cursor.types, cursor.columns, cursor.at = list(result.rows), result.column_types, \
+            list(result.columns), 0
+
+    def hide(self, names: list[str]) -> dict[str, tuple[tuple[Any, str], str] | None]:
+        """The variables of `names` as they are (None: none), to `restore` when a scope ends."""
+        hidden: dict[str, tuple[tuple[Any, str], str] | None] = {}
+        for name in names:
+            key = name.lower()
+            if key not in hidden:
+                hidden[key] = (self.values[key], self.types[key]) if key in self.values else None
+        return hidden
+
+    def restore(self, hidden: dict[str, tuple[tuple[Any, str], str] | None]) -> None:
+        for key, kept in hidden.items():
+            if kept is None:
+                self.values.pop(key, None)
+                self.types.pop(key, None)
+            else:
+                self.values[key], self.types[key] = kept
+
     async def holds(self, condition: str) -> bool:
         return _true((await self.evaluate([condition]))[0][0])
 
@@ -274,17 +350,16 @@ class _Frame:
         try:
             for step in steps:
                 if step.kind == "declare":
-                    for name in step.names:
-                        key = name.lower()
-                        if key not in hidden:
-                            hidden[key] = (self.values[key], self.types[key]) if key in self.values else None
+                    hidden = {**self.hide(step.names), **hidden}
                 elif step.kind == "cursor":
                     key = step.names[0].lower()
                     hidden_cursors.setdefault(key, self.cursors.get(key))
-                    self.cursors[key] = _Cursor(step.text)
+                    self.cursors[key] = _Cursor(step.text, step.assignments)
                     continue
                 elif step.kind == "handler":
                     self.handlers.append((step, mark))
+                    continue
+                elif step.kind == "condition":  # (its name stands for its value in the body's steps)
                     continue
                 try:
                     await self.run_step(step)
@@ -302,12 +377,7 @@ class _Frame:
                     self.cursors.pop(key, None)
                 else:
                     self.cursors[key] = cursor
-            for key, kept in hidden.items():
-                if kept is None:
-                    self.values.pop(key, None)
-                    self.types.pop(key, None)
-                else:
-                    self.values[key], self.types[key] = kept
+            self.restore(hidden)
 
     async def run_step(self, step: routines.Step) -> None:
         session = self.session
@@ -338,6 +408,10 @@ class _Frame:
                     raise
         elif kind in ("while", "repeat", "loop"):
             await self.loop(step)
+        elif kind == "for":
+            await self.for_range(step)
+        elif kind == "for_cursor":
+            await self.for_cursor(step)
         elif kind == "leave":
             raise _Leave(step.label.lower())
         elif kind == "iterate":
@@ -346,19 +420,69 @@ class _Frame:
             await self.select_into(step)
         elif kind in ("open", "fetch", "close"):
             await self.cursor_step(step)
-        elif kind == "signal":  # (its values as the literals `server.conditions` reads)
-            await session.execute(routines.bind(step.text, {name: _plain_literal(raw)
-                                                            for name, (raw, _) in self.values.items()}))
+        elif kind == "signal":
+            await self.warnings_of(await session.execute(self.plainly_bound(step.text)))
+        elif kind == "diagnostics":
+            await self.get_diagnostics(step)
         elif kind == "resignal":
             if not self.handled:
                 await session.execute("RESIGNAL")  # (MariaDB's 1645: no handler is active)
-            raise self.handled[-1]
+            handled = self.handled[-1]
+            if getattr(handled, "level", "Error") != "Error":
+                raise SQLError(ER_NOT_SUPPORTED_YET, "RESIGNAL of a warning")
+            if not step.text:
+                raise handled
+            raise await conditions.resignalled(session, self.plainly_bound(step.text), handled)
         else:
             result = await session.execute(self.bound(step.text))
             if getattr(result, "columns", None):
                 session.send_more_result(result)
             else:
                 self.affected += getattr(result, "affected_rows", 0) or 0
+            await self.warnings_of(result)
+
+    async def warnings_of(self, result: Any) -> None:
+        """A statement's warnings: the diagnostics area's (CALL's OK counts its last statement's,
+        as MariaDB's), then handled (`warned`)."""
+        warnings = getattr(result, "warnings", None)
+        if isinstance(warnings, int):  # (an OK an admin handler answered: its warnings are the area's last)
+            entries = self.session.diagnostics[-warnings:] if warnings else []
+        else:
+            entries = list(warnings or ())
+            if entries:
+                self.session.diagnostics = entries
+        if entries and self.handlers:
+            await self.warned(entries)
+
+    async def get_diagnostics(self, step: routines.Step) -> None:
+        """GET DIAGNOSTICS of the diagnostics area the previous statement left, which it keeps:
+        the statement's items (NUMBER, ROW_COUNT) or, `step.text` its number, a condition's
+        (MYSQL_ERRNO, RETURNED_SQLSTATE, MESSAGE_TEXT), into local or user variables. A number
+        that names no condition adds MariaDB's error condition 1758 to the area, the statement
+        itself succeeding (sql_get_diagnostics.cc)."""
+        session = self.session
+        entries = session.diagnostics
+        if step.text:
+            number = (await self.evaluate([step.text]))[0][0]
+            n = int(Decimal(str(number)).to_integral_value()) if number is not None else 0
+            if not 1 <= n <= len(entries):
+                failed = ER_DA_INVALID_CONDITION_NUMBER
+                session.diagnostics = [*entries, _Condition(("Error", failed.code, failed.template), failed.sqlstate)]
+                return
+            entry = entries[n - 1]
+            items: dict[str, Any] = {"MYSQL_ERRNO": entry[1], "RETURNED_SQLSTATE": _sqlstate(entry),
+                                     "MESSAGE_TEXT": entry[2]}
+        else:
+            es = session.engine_session
+            items = {"NUMBER": len(entries), "ROW_COUNT": es.row_count if es is not None else -1}
+        for target, item in step.assignments:
+            value = items[item]
+            if target.startswith("@"):
+                session.user_vars[target[1:].lower()] = value
+                continue
+            if target.lower() not in self.values:
+                raise SQLError(ER_SP_UNDECLARED_VAR, target)
+            self.assign(target.lower(), (value, str(value) if isinstance(value, int) else literal_text(value)))
 
     async def chosen(self, step: routines.Step) -> list[routines.Step]:
         """The branch a CASE statement takes: the first WHEN whose value equals the CASE's (or
@@ -379,34 +503,146 @@ class _Frame:
         until LEAVE of its label; ITERATE of its label starts the next round. Each round passes
         the session's interruption point: a loop runs until KILL QUERY or max_statement_time
         ends it, as MariaDB's, and never holds the event loop."""
-        label = step.label.lower()
         while True:
             await self.session.interruption_point()
             if step.kind == "while" and not await self.holds(step.text):
                 return
-            try:
-                await self.run(step.steps)
-            except _Leave as leave:
-                if leave.label != label:
-                    raise
+            ended = await self.round(step)
+            if ended == "leave":
                 return
-            except _Iterate as again:
-                if again.label != label:
-                    raise
-                continue
-            if step.kind == "repeat" and await self.holds(step.text):
+            if ended is None and step.kind == "repeat" and await self.holds(step.text):
                 return
+
+    async def round(self, step: routines.Step) -> str | None:
+        """A loop's steps once: "leave" where LEAVE of its label ended the loop, "iterate" where
+        ITERATE of its label ended the round, else None."""
+        label = step.label.lower()
+        try:
+            await self.run(step.steps)
+        except _Leave as leave:
+            if leave.label != label:
+                raise
+            return "leave"
+        except _Iterate as again:
+            if again.label != label:
+                raise
+            return "iterate"
+        return None
+
+    async def for_range(self, step: routines.Step) -> None:
+        """FOR var IN [REVERSE] lower .. upper: the bounds evaluated once, var (a BIGINT of the
+        loop's own scope, hiding one of its name) from lower up to upper (REVERSE: from upper
+        down to lower), one each round after the round's steps (ITERATE's too), as MariaDB's; a
+        NULL bound is MariaDB's 1048, naming the variable for the first, `[target_bound]` for the
+        other. Each round passes the interruption point, as `loop`'s."""
+        assert step.default is not None
+        (lower, _), (upper, _) = await self.evaluate([step.text, step.default])
+        key, reverse = step.names[0].lower(), step.type == "REVERSE"
+        hidden = self.hide([key])
+        try:
+            first, last = (upper, lower) if reverse else (lower, upper)
+            if first is None:
+                raise SQLError(ER_BAD_NULL_ERROR, step.names[0])
+            if last is None:
+                raise SQLError(ER_BAD_NULL_ERROR, "[target_bound]")
+            first, last = _integer(first), _integer(last)
+            self.declare(key, "BIGINT", (first, str(first)))
+            while True:
+                await self.session.interruption_point()
+                at = self.values[key][0]
+                if at is None or (at < last if reverse else at > last):
+                    return
+                if await self.round(step) == "leave":
+                    return
+                at = self.values[key][0]
+                if at is None:
+                    return
+                at = int(at) + (-1 if reverse else 1)
+                self.assign(key, (at, str(at)))
+        finally:
+            self.restore(hidden)
+
+    async def for_cursor(self, step: routines.Step) -> None:
+        """FOR record IN cursor [(arguments)] / FOR record IN (SELECT ...): the cursor opened
+        (1325 for an open one), each of its rows a round, its columns the record's fields
+        (`record.column`, written in as NAME_CONST('record.column', value) as MariaDB's binlog
+        writes them), the cursor closed when the loop ends. Each round passes the interruption
+        point."""
+        cursor = self.cursor(step.type) if step.type else _Cursor(step.text)
+        await self.open(cursor, step.args)
+        record = step.names[0].lower()
+        fields = [f"{record}.{name.lower()}" for name in cursor.columns]
+        hidden = self.hide(fields)
+        try:
+            while True:
+                await self.session.interruption_point()
+                assert cursor.rows is not None
+                if cursor.at >= len(cursor.rows):
+                    return
+                row = cursor.rows[cursor.at]
+                cursor.at += 1
+                for key, value, kind in zip(fields, row, cursor.types, strict=True):
+                    self.types[key] = "VARCHAR" if isinstance(value, str) and _is_text(kind) else ""
+                    self.assign(key, (value, _literal_of(value, kind)))
+                if await self.round(step) == "leave":
+                    return
+        finally:
+            cursor.rows = None
+            self.restore(hidden)
 
 
 _UNHANDLED = (ER_QUERY_INTERRUPTED.code, ER_STATEMENT_TIMEOUT.code, ER_NOT_SUPPORTED_YET.code)
 
 
+def _rank(condition: str, code: str, state: str, level: str) -> int:
+    """How specifically a handler's condition names a raised one (0: not at all), as MariaDB's
+    sp_condition_value::matches: SQLWARNING takes a warning-level condition or a '01' one,
+    SQLEXCEPTION an error-level one outside classes '00', '01' and '02'."""
+    if condition == code:
+        return 3
+    if condition.startswith("SQLSTATE "):
+        return 2 if condition[len("SQLSTATE "):] == state else 0
+    if condition == "SQLWARNING":
+        return 1 if state.startswith("01") or level == "Warning" else 0
+    if condition == "NOT FOUND":
+        return 1 if state.startswith("02") else 0
+    return 1 if condition == "SQLEXCEPTION" and level == "Error" and state[:2] not in ("00", "01", "02") else 0
+
+
+class _Condition(tuple):
+    """A diagnostics area's entry (level, code, message) that keeps its SQLSTATE, which a
+    signalled condition's code does not tell."""
+
+    sqlstate: str
+
+    def __new__(cls, entry: tuple[str, int, str], sqlstate: str) -> _Condition:
+        made = super().__new__(cls, entry)
+        made.sqlstate = sqlstate
+        return made
+
+
+def _sqlstate(entry: tuple[str, int, str]) -> str:
+    return getattr(entry, "sqlstate", None) or sqlstate_of(entry[1])
+
+
 @dataclass
 class _Cursor:
     text: str  # its SELECT
+    params: list[tuple[str, str]] = field(default_factory=list)  # (name, declared type)
     rows: list | None = None  # None while closed
     types: list = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
     at: int = 0  # the next row FETCH takes
+
+
+def _integer(value: Any) -> int:
+    """A FOR bound as the loop's BIGINT holds it (rounded half away from zero)."""
+    return int(Decimal(str(value)).to_integral_value(rounding=ROUND_HALF_UP))
+
+
+def _is_text(kind: Any) -> bool:
+    """Whether a result column is a character string (not binary)."""
+    return getattr(kind, "charset", 0) != 63
 
 
 class _Jump(Exception):

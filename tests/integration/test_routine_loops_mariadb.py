@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 import pymysql
 import pytest
@@ -228,15 +230,24 @@ BAD = [
 
 
 def test_loops_case_and_blocks_run_log_and_replicate_as_mariadbs(tmp_path):
+    compared_with_mariadb(tmp_path, PROCEDURES, CALLS, ASKED + BAD)
+
+
+def compared_with_mariadb(tmp_path, procedures: list[str], calls: list[str], asked: list[str],
+                          more: Callable[[Any], list] | None = None) -> None:
+    """`procedures` made in sp on a MariaDB master and on ours (each with a MariaDB replica, ours
+    with our slave too): each of `calls`' results (`_results`), each of `asked`'s `ok_answer` and
+    what `more(connection)` gives the same on both, the binlogs' statements the same, and sp.t
+    and sp.log alike on the masters and the replicas."""
     with reference_ours_and_replicas(tmp_path, our_slave=True, reference_log_bin="master-bin") as (
             reference, ours, replicas):
         results, answers = [], []
         for server in (reference, ours):
-            _created(server, SETUP, PROCEDURES)
+            _created(server, SETUP, procedures)
             conn = server.connect("sp")
             try:
-                results.append([(sql, _results(conn, sql)) for sql in CALLS])
-                answers.append([(sql, *ok_answer(conn, sql)) for sql in ASKED + BAD])
+                results.append([(sql, _results(conn, sql)) for sql in calls])
+                answers.append([(sql, *ok_answer(conn, sql)) for sql in asked] + (more(conn) if more else []))
             finally:
                 conn.close()
         assert answer_differences(*results) == ""

@@ -85,9 +85,11 @@ def test_body_steps_and_bound_variables():
     into = routines.body_steps("BEGIN SELECT a, s INTO v, w FROM t WHERE id = (SELECT 1); SELECT 1 INTO @u; END")
     assert [(s.kind, s.text, s.names) for s in into] == [
         ("select_into", "SELECT a, s FROM t WHERE id = (SELECT 1)", ["v", "w"]), ("sql", "SELECT 1 INTO @u", [])]
-    with pytest.raises(SQLError) as e:
-        routines.body_steps("BEGIN DECLARE c CURSOR (p INT) FOR SELECT p; OPEN c(1); END")
-    assert e.value.code == 1235
+    cursor, opened = routines.body_steps("BEGIN DECLARE c CURSOR (p INT, q CHAR(2)) FOR SELECT p; OPEN c(1, 'a,b'); END")
+    assert (cursor.text, cursor.assignments, opened.label, opened.args) == (
+        "SELECT p", [("p", "INT"), ("q", "CHAR(2)")], "c", ["1", "'a,b'"])
+    # a cursor FOR loop's record's fields are bound as `record.field`
+    assert routines.bind("SELECT r.a, t.r, r.a(1), x.r.a", {"r.a": "A", "r": "R"}) == "SELECT A, t.r, r.a(1), x.r.a"
 
 
 def test_loops_case_and_blocks_as_steps():
@@ -110,18 +112,36 @@ def test_loops_case_and_blocks_as_steps():
     assert (handler.kind, handler.text, handler.steps[0].kind) == ("handler", "EXIT", "block")
     assert [(s.kind, s.label, s.names) for s in rest] == [
         ("open", "c", []), ("fetch", "c", ["x", "y"]), ("fetch", "c", ["z"]), ("close", "c", [])]
-    # a handler of another condition, RESIGNAL with a condition, FOR are parsed (their labels
-    # checked) and refused at CALL
-    handler, = routines.body_steps("BEGIN DECLARE CONTINUE HANDLER FOR NOT FOUND, SQLEXCEPTION, 1062,"
-                                   " SQLSTATE '23000' SET x = 1; END")
-    assert handler.names == ["NOT FOUND", "SQLEXCEPTION", "1062", "SQLSTATE 23000"]
-    for refused in ("BEGIN DECLARE CONTINUE HANDLER FOR NOT FOUND, SQLWARNING BEGIN SELECT 1; END;"
-                    " SELECT 2; END", "BEGIN RESIGNAL SQLSTATE '45000'; END", "FOR r IN (SELECT 1 AS a) DO SELECT r.a; END FOR"):
+    # a condition's name stands for its value in handlers and SIGNAL
+    _, _, handler, signal = routines.body_steps(
+        "BEGIN DECLARE d CONDITION FOR 1062; DECLARE mine CONDITION FOR SQLSTATE VALUE '45001';"
+        " DECLARE CONTINUE HANDLER FOR NOT FOUND, SQLEXCEPTION, SQLWARNING, d, mine, SQLSTATE '23000' SET x = 1;"
+        " SIGNAL mine SET MESSAGE_TEXT = 'm'; END")
+    assert handler.names == ["NOT FOUND", "SQLEXCEPTION", "SQLWARNING", "1062", "SQLSTATE 45001", "SQLSTATE 23000"]
+    assert signal.text == "SIGNAL SQLSTATE '45001' SET MESSAGE_TEXT = 'm'"
+    diagnostics = routines.body_steps("BEGIN GET DIAGNOSTICS x = NUMBER, @r = ROW_COUNT;"
+                                      " GET CURRENT DIAGNOSTICS CONDITION x @e = MYSQL_ERRNO, m = MESSAGE_TEXT; END")
+    assert [(s.kind, s.text, s.assignments) for s in diagnostics] == [
+        ("diagnostics", "", [("x", "NUMBER"), ("@r", "ROW_COUNT")]),
+        ("diagnostics", "x", [("@e", "MYSQL_ERRNO"), ("m", "MESSAGE_TEXT")])]
+    ranged, cursor_loop, select_loop = routines.body_steps(
+        "BEGIN l: FOR i IN REVERSE 1..n + 1 DO ITERATE l; END FOR l; FOR r IN c(1) DO SELECT r.a; END FOR;"
+        " FOR q IN (SELECT '1..2' AS a) DO SELECT q.a; END FOR; END".replace("BEGIN", "BEGIN DECLARE c CURSOR (p INT)"
+                                                                           " FOR SELECT p AS a;"))[1:]
+    assert (ranged.kind, ranged.label, ranged.names, ranged.text, ranged.default, ranged.type) == (
+        "for", "l", ["i"], "1", "n + 1", "REVERSE")
+    assert (cursor_loop.kind, cursor_loop.type, cursor_loop.args) == ("for_cursor", "c", ["1"])
+    assert (select_loop.kind, select_loop.type, select_loop.text) == ("for_cursor", "", "SELECT '1..2' AS a")
+    _, resignal, alone = routines.body_steps("BEGIN DECLARE c CONDITION FOR SQLSTATE '45001';"
+                                             " RESIGNAL c SET MYSQL_ERRNO = 5; RESIGNAL; END")
+    assert (resignal.kind, resignal.text, alone.text) == ("resignal", "RESIGNAL SQLSTATE '45001' SET MYSQL_ERRNO = 5", "")
+    # an UNDO handler, GET DIAGNOSTICS' other items: parsed, refused at CALL
+    for refused in ("BEGIN DECLARE UNDO HANDLER FOR SQLWARNING SELECT 1; END",
+                    "BEGIN GET DIAGNOSTICS CONDITION 1 @c = CLASS_ORIGIN; END"):
         routines.check_body(refused, "PROCEDURE")
         with pytest.raises(SQLError) as e:
             routines.body_steps(refused)
         assert e.value.code == 1235
-    routines.check_body("FOR i IN 1..3 DO SELECT i; END FOR", "PROCEDURE")  # (not read by the lexer: made)
 
 
 @pytest.mark.parametrize(("body", "code", "message"), [
@@ -139,6 +159,24 @@ def test_loops_case_and_blocks_as_steps():
     ("BEGIN c: SELECT 'a'; END", 1064, "near 'SELECT 'a'; END' at line 1"),
     ("BEGIN SELECT 1;\n DECLARE x INT; END", 1064, "near 'DECLARE x INT; END' at line 2"),
     ("BEGIN LOOP END LOOP; END", 1064, "near 'END LOOP; END' at line 1"),
+    ("BEGIN DECLARE CONTINUE HANDLER FOR nope SET @a = 1; END", 1319, "Undefined CONDITION: nope"),
+    ("BEGIN BEGIN DECLARE c CONDITION FOR 1062; END; SIGNAL c; END", 1319, "Undefined CONDITION: c"),
+    ("BEGIN DECLARE c CONDITION FOR 1062; SIGNAL c; END", 1646,
+     "SIGNAL/RESIGNAL can only use a CONDITION defined with SQLSTATE"),
+    ("BEGIN DECLARE c CONDITION FOR 1062; DECLARE C CONDITION FOR 1063; END", 1332, "Duplicate condition: C"),
+    ("BEGIN DECLARE c CURSOR FOR SELECT 1; DECLARE C CURSOR FOR SELECT 2; END", 1333, "Duplicate cursor: C"),
+    ("BEGIN DECLARE c CONDITION FOR 1062; DECLARE EXIT HANDLER FOR c, 1062 SET @a = 1; END", 1413,
+     "Duplicate handler declared in the same block"),
+    ("BEGIN DECLARE c CURSOR FOR SELECT 1; DECLARE x INT; END", 1337,
+     "Variable or condition declaration after cursor or handler declaration"),
+    ("BEGIN DECLARE EXIT HANDLER FOR SQLWARNING SET @a = 1; DECLARE c CURSOR FOR SELECT 1; END", 1338,
+     "Cursor declaration after handler declaration"),
+    ("BEGIN DECLARE x INT; BEGIN DECLARE c CURSOR FOR SELECT 1; END; FETCH c INTO x; END", 1324, "Undefined CURSOR: c"),
+    ("BEGIN FOR r IN nope DO SELECT 1; END FOR; END", 1327, "Undeclared variable: nope"),
+    ("BEGIN DECLARE c CURSOR (p INT) FOR SELECT p; OPEN c; END", 4080, "Incorrect parameter count to cursor 'c'"),
+    ("BEGIN DECLARE c CONDITION FOR SQLSTATE '00000'; END", 1407, "Bad SQLSTATE: '00000'"),
+    ("BEGIN DECLARE c CONDITION FOR 0; END", 1525, "Incorrect CONDITION value: '0'"),
+    ("BEGIN l: FOR i IN 1..2 DO SELECT i; END FOR m; END", 1310, "End-label m without match"),
 ])
 def test_label_errors_at_create(body, code, message):
     with pytest.raises(SQLError) as e:
