@@ -66,7 +66,9 @@ Contract (who may call what, what is durable when)
 - The fdatasync without the writer lock. A group that may be left open (the same conditions,
   its write making no rotation due) is left open as soon as it is written, before its
   fdatasync on the compiled syncer's thread returns (`_open_unsynced`): single-statement
-  writes run during the fdatasync too. Nothing changes for the group itself: after_flush, the
+  writes run during the fdatasync too, and the next group's leader waits for it before it
+  takes the lock (`_lead_after_sync`), so that they join its group. Nothing changes for the
+  group itself: after_flush, the
   publish and after_sync follow its fdatasync, so no slave receives it and nobody is answered
   before it is durable. The binlog is written by one group at a time: a run of `_run_group`
   writes nothing, and takes no open group, before that fdatasync returned (`_syncing`). If it
@@ -353,6 +355,8 @@ class GroupCommit:
         if self._leader_waiting:
             return ticket, None
         self._leader_waiting = True
+        if self._syncing is not None:
+            return ticket, self._lead_after_sync()
         lock = self.engine.writer_lock
         if not lock.try_acquire(self):
             return ticket, self._lead(lock.enqueue(self))
@@ -548,6 +552,19 @@ class GroupCommit:
                 lock.release()
                 raise
         await self._take_group()
+
+    async def _lead_after_sync(self) -> None:
+        """Lead the next group once the binlog's last group returned from its fdatasync
+        (`_open_unsynced`): the writes that run meanwhile join this group, which takes the lock
+        after them, where holding it from now on would let none run and write a group of one."""
+        try:
+            while (syncing := self._syncing) is not None and syncing.synced is not None:
+                await asyncio.shield(syncing.synced)
+        except BaseException:
+            self._leader_waiting = False
+            raise
+        lock = self.engine.writer_lock
+        await self._lead(None if lock.try_acquire(self) else lock.enqueue(self))
 
     def _take_group(self) -> Coroutine[Any, Any, None]:
         """The leader, holding the writer lock, takes the queue: the run of that group."""

@@ -1,7 +1,8 @@
 """A group left open as soon as it is written, before its fdatasync on the compiled syncer
 returned (master.commit, `GroupCommit._open_unsynced`): single-statement writes run during the
 fdatasync; nothing of the group is published, flushed to the observers or acked before it
-returned; the next group is written only after it; a failed one undoes, with the group, every
+returned; the next group is led, and written, only after it (the writes that ran meanwhile in
+it); a failed one undoes, with the group, every
 write that ran meanwhile (1026 to each), and keeps the open group before it (replayed, OK)."""
 
 from __future__ import annotations
@@ -64,13 +65,18 @@ async def test_a_write_runs_while_the_open_group_is_fdatasynced_and_is_written_a
     # open already: the lock is free, nothing is flushed to the observers nor published
     assert engine.settle.is_open and not engine.writer_lock.locked()
     assert end.position == published and acks.flushed == [] and not acks.waiting
-    # a single-statement write runs now, and its commit queues
-    s = engine.session(12)
-    res = await asyncio.wait_for(s.execute("INSERT INTO g.t (v) VALUES (2)"), 10)
-    second = asyncio.ensure_future(gc.commit(Session(12), res.committed))
-    for _ in range(50):
-        await asyncio.sleep(0)
-    # but its group waits for that fdatasync: nothing more is written to the binlog
+    # single-statement writes run now, and their commits queue: their leader waits for that
+    # fdatasync without the lock, so that the second write runs too and joins its group
+    sessions, commits = [], []
+    for value in (2, 3):
+        s = engine.session(10 + value)
+        res = await asyncio.wait_for(s.execute(f"INSERT INTO g.t (v) VALUES ({value})"), 10)
+        sessions.append(s)
+        commits.append(asyncio.ensure_future(gc.commit(Session(10 + value), res.committed)))
+        for _ in range(50):
+            await asyncio.sleep(0)
+    second, third = commits
+    # but their group waits for that fdatasync: nothing more is written to the binlog
     assert writer.end_position == written and syncs.pending() == 1 and not second.done()
     syncs.finish()
     await until(lambda: syncs.pending() == 1 and len(syncs.calls) == 2, "the second group's fdatasync runs")
@@ -80,12 +86,14 @@ async def test_a_write_runs_while_the_open_group_is_fdatasynced_and_is_written_a
     syncs.finish()
     await until(lambda: len(acks.waiting) == 2, "the second group waits for its ack")
     end2 = acks.flushed[1].position.pos
-    assert sorted(binlog_values(writer, end2)) == [1, 2] and await engine_values(engine) == []
+    assert acks.flushed[1].transactions == 2  # one group: the two writes that ran during the fdatasync
+    assert sorted(binlog_values(writer, end2)) == [1, 2, 3] and await engine_values(engine) == []
     acks.ack(end1)
     acks.ack(end2)
-    await asyncio.wait_for(asyncio.gather(first, second), 10)
-    await s.close()
-    assert await engine_values(engine) == [1, 2] and engine.meta()["binlog_pos"] == str(end2)
+    await asyncio.wait_for(asyncio.gather(first, second, third), 10)
+    for s in sessions:
+        await s.close()
+    assert await engine_values(engine) == [1, 2, 3] and engine.meta()["binlog_pos"] == str(end2)
     assert not engine.settle.is_open and not engine.writer_lock.locked()
 
 
