@@ -68,9 +68,8 @@ Contract (who may call what, what is durable when)
   fdatasync on the compiled syncer's thread returns (`_open_unsynced`): single-statement
   writes run during the fdatasync too, and the next group's leader waits for it before it
   takes the lock (`_lead_after_sync`), so that they join its group. Nothing changes for the
-  group itself: after_flush, the
-  publish and after_sync follow its fdatasync, so no slave receives it and nobody is answered
-  before it is durable. The binlog is written by one group at a time: a run of `_run_group`
+  group itself: after_flush, the publish and after_sync follow its fdatasync, so no slave
+  receives it and nobody is answered before it is durable. The binlog is written by one group at a time: a run of `_run_group`
   writes nothing, and takes no open group, before that fdatasync returned (`_syncing`). If it
   fails, the writer cuts the group back as ever, and the engine's open transaction holds the
   group's rows, those of the open groups before it and those of the writes that ran since the
