@@ -16,7 +16,7 @@ import pytest
 from binlog.syncer import NativeSyncer
 from protocol.errors import SQLError
 from tests.unit.test_master_commit import Session, binlog_values, engine_values, pipeline  # noqa: F401
-from tests.unit.test_master_commit_open import HeldAcks, insert, open_group, until
+from tests.unit.test_master_commit_open import HeldAcks, insert, until
 
 
 class HeldSyncs:
@@ -47,17 +47,19 @@ class HeldSyncs:
             done.set_result(None)
 
 
-def native_only(gc) -> None:
+def held(pipeline, monkeypatch) -> tuple[HeldAcks, HeldSyncs]:  # noqa: F811
+    """The pipeline's acks and its compiled syncer's fdatasyncs held by the test."""
+    engine, writer, end, interface, gc = pipeline
     if not gc.native_sync:
         pytest.skip("a group synced on the binlog I/O thread keeps the writer lock through its fsync")
+    acks = HeldAcks()
+    interface.storage.add_observer(acks)
+    return acks, HeldSyncs(monkeypatch)
 
 
 async def test_a_write_runs_while_the_open_group_is_fdatasynced_and_is_written_after_it(pipeline, monkeypatch):  # noqa: F811
     engine, writer, end, interface, gc = pipeline
-    native_only(gc)
-    acks = HeldAcks()
-    interface.storage.add_observer(acks)
-    syncs = HeldSyncs(monkeypatch)
+    acks, syncs = held(pipeline, monkeypatch)
     published = end.position
     first = asyncio.ensure_future(insert(engine, gc, 1, 11))
     await until(lambda: syncs.pending() == 1, "the first group's fdatasync runs")
@@ -99,10 +101,7 @@ async def test_a_write_runs_while_the_open_group_is_fdatasynced_and_is_written_a
 
 async def test_a_failed_fdatasync_of_an_open_group_undoes_the_writes_that_ran_during_it(pipeline, monkeypatch):  # noqa: F811
     engine, writer, end, interface, gc = pipeline
-    native_only(gc)
-    acks = HeldAcks()
-    interface.storage.add_observer(acks)
-    syncs = HeldSyncs(monkeypatch)
+    acks, syncs = held(pipeline, monkeypatch)
     path = writer.directory / writer.current_file
     before, published, last_gtid = path.read_bytes(), end.position, gc.gtids.state.most_recent(0)
     first = asyncio.ensure_future(insert(engine, gc, 1, 11))
@@ -127,11 +126,12 @@ async def test_a_failed_fdatasync_keeps_the_open_group_before_it(pipeline, monke
     """The open group before it is in the engine's open transaction too: after its ack it is
     replayed from the binlog, committed and answered OK."""
     engine, writer, end, interface, gc = pipeline
-    native_only(gc)
-    acks = HeldAcks()
-    interface.storage.add_observer(acks)
-    first, end1 = await open_group(pipeline, acks, 1)
-    syncs = HeldSyncs(monkeypatch)
+    acks, syncs = held(pipeline, monkeypatch)
+    first = asyncio.ensure_future(insert(engine, gc, 1, 11))
+    await until(lambda: syncs.pending() == 1, "the first group's fdatasync runs")
+    syncs.finish()
+    await until(lambda: acks.waiting, "the first group waits for its ack")
+    end1 = acks.flushed[-1].position.pos
     second = asyncio.ensure_future(insert(engine, gc, 2, 12))
     await until(lambda: syncs.pending() == 1, "the second group's fdatasync runs")
     third = asyncio.ensure_future(insert(engine, gc, 3, 13))
