@@ -325,6 +325,11 @@ class BinlogWriter:
         events, self._group_events = self._group_events, None
         if events:
             self.last_group = WrittenGroup(self._name, mark, self._flushed, tuple(events))
+        return self.rotation_due
+
+    @property
+    def rotation_due(self) -> bool:
+        """Whether what is written reached max_size: the next `rotate_if_full` rotates."""
         return self.max_size is not None and self._flushed >= self.max_size
 
     @property

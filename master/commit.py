@@ -63,6 +63,21 @@ Contract (who may call what, what is durable when)
   transaction, the open groups with it: after their acks they are replayed from the binlog,
   committed, and their sessions answered (the failed group's leader holds the lock until then).
   An engine commit failing for them replays them all (one binlog file holds them).
+- The fdatasync without the writer lock. A group that may be left open (the same conditions,
+  its write making no rotation due) is left open as soon as it is written, before its
+  fdatasync on the compiled syncer's thread returns (`_open_unsynced`): single-statement
+  writes run during the fdatasync too, and the next group's leader waits for it before it
+  takes the lock (`_lead_after_sync`), so that they join its group. Nothing changes for the
+  group itself: after_flush, the publish and after_sync follow its fdatasync, so no slave
+  receives it and nobody is answered before it is durable. The binlog is written by one group at a time: a run of `_run_group`
+  writes nothing, and takes no open group, before that fdatasync returned (`_syncing`). If it
+  fails, the writer cuts the group back as ever, and the engine's open transaction holds the
+  group's rows, those of the open groups before it and those of the writes that ran since the
+  lock went (logically committed, queued for the next group: who writes or holds the lock
+  across statements waits for the open group). The first run to hold the lock then undoes it
+  all before anything else (`_undo_failed_sync`): the engine's open transaction rolled back,
+  the group's sessions and every queued one answered 1026 (none of their rows is in the
+  engine or the binlog), the open groups before it replayed from the binlog after their acks.
 - Empty delegates cost nothing: no hook parameter is built when no observer is registered.
 - Failures. A failed binlog write or fsync (ENOSPC, EIO) fails the group as a whole: the
   writer cuts the file back to where the group started (nothing of it is ever written later,
@@ -244,6 +259,9 @@ class _Open:
     acked: asyncio.Future[None]  # its after_sync returned (`written.verdicts` set)
     committed: asyncio.Future[None]  # its engine commit is done and its sessions are answered
     taken: bool = False
+    # a group opened before its fdatasync returned (`GroupCommit._open_unsynced`): settled when
+    # that fdatasync returned and the group was published, or failed (`GroupCommit._sync_failure`)
+    synced: asyncio.Future[None] | None = None
 
 
 class GroupCommit:
@@ -272,6 +290,10 @@ class GroupCommit:
         self._closed = False
         self._queue: list[_Ticket] = []
         self._open: list[_Open] = []  # written groups waiting for their acks without the lock
+        # the open group whose fdatasync runs without the lock (`_open_unsynced`): the binlog's
+        # next write waits for it; and a failed one's error, until a holder of the lock undoes it
+        self._syncing: _Open | None = None
+        self._sync_failure: tuple[BaseException, _Open] | None = None
         self._leader_waiting = False
         self._leaders: set[asyncio.Task[None]] = set()  # `commit_now`'s leaders, running
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop commits run on (`_running_loop`)
@@ -332,6 +354,8 @@ class GroupCommit:
         if self._leader_waiting:
             return ticket, None
         self._leader_waiting = True
+        if self._syncing is not None:
+            return ticket, self._lead_after_sync()
         lock = self.engine.writer_lock
         if not lock.try_acquire(self):
             return ticket, self._lead(lock.enqueue(self))
@@ -458,14 +482,16 @@ class GroupCommit:
             self._syncer.close()
             self._syncer = None
 
-    async def _write_group(self, sync: bool) -> None:
+    async def _write_group(self, sync: bool, release: Callable[[], None] | None = None) -> None:
         """The group's write and fsync, all or nothing (`BinlogWriter.write_group`). A group
         of up to `LOOP_WRITE_MAX` bytes is written on the loop (a page-cache copy) and its
         fdatasync runs on the compiled syncer's thread (`binlog.syncer`: no GIL hand-over, no
         wakeup through call_soon_threadsafe); a rotation it makes due runs on the binlog I/O
         thread. A larger group, or any without the compiled syncer (`native_sync` False),
         is written and fsynced on the binlog I/O thread. Either way a failure cuts the file back
-        to where the group started (on the syncer's path a cancelled wait does too)."""
+        to where the group started (on the syncer's path a cancelled wait does too).
+        `release`: called once the group is written and its fdatasync is about to start on the
+        syncer, unless the write made a rotation due (`_open_unsynced`: the writer lock goes)."""
         writer = self.writer
         if not self.native_sync or writer.buffered > LOOP_WRITE_MAX:
             await self.run_io(writer.write_group, sync)
@@ -476,6 +502,8 @@ class GroupCommit:
         mark = writer.write_group_begin()
         pending = writer.sync_begin() if syncer else None
         if syncer and pending is not None:
+            if release is not None and not writer.rotation_due:
+                release()
             try:
                 await syncer.fdatasync(pending[0])
             except BaseException:
@@ -524,6 +552,19 @@ class GroupCommit:
                 raise
         await self._take_group()
 
+    async def _lead_after_sync(self) -> None:
+        """Lead the next group once the binlog's last group returned from its fdatasync
+        (`_open_unsynced`): the writes that run meanwhile join this group, which takes the lock
+        after them, where holding it from now on would let none run and write a group of one."""
+        try:
+            while (syncing := self._syncing) is not None and syncing.synced is not None:
+                await asyncio.shield(syncing.synced)
+        except BaseException:
+            self._leader_waiting = False
+            raise
+        lock = self.engine.writer_lock
+        await self._lead(None if lock.try_acquire(self) else lock.enqueue(self))
+
     def _take_group(self) -> Coroutine[Any, Any, None]:
         """The leader, holding the writer lock, takes the queue: the run of that group."""
         self._leader_waiting = False
@@ -535,11 +576,20 @@ class GroupCommit:
         caller holds the engine's writer lock, which is released here (after the engine
         commit, or on a failure), and has taken `group` from the queue. The group is left open
         (`_wait_open`) when it may be; otherwise (or with `commit`) this run commits it with
-        every group left open before it (`_open`), in one engine commit after their after_sync."""
+        every group left open before it (`_open`), in one engine commit after their after_sync.
+        A group that may be left open is left open as its fdatasync starts (`_open_unsynced`);
+        a run writes nothing and takes no open group before such an fdatasync returned, and
+        when it failed, undoes it first (`_undo_failed_sync`)."""
         lock = self.engine.writer_lock
         released = False
         opened: list[_Open] = []  # the open groups this run commits
         try:
+            syncing = self._syncing
+            if syncing is not None and syncing.synced is not None:
+                await syncing.synced  # (settled with `_syncing` cleared; none opens before this run writes)
+            if self._sync_failure is not None:
+                await self._undo_failed_sync(group)
+                return
             if not group and not self._open:
                 return
             count = _transactions(group) if group else 0
@@ -549,12 +599,28 @@ class GroupCommit:
                 storage = None
             one_step = not self._open and not (storage is not None and storage.holds_groups())
             end, done, flushed = start, None, None  # (an empty group: the open ones' commit alone)
+            release = None
+            if group and storage is not None and not one_step and not commit and self._may_open_unsynced(storage):
+                release = functools.partial(self._open_unsynced, group, start, count)
             try:
                 if group:
-                    end, done, flushed = await self._flush_and_sync(group, count, one_step, start)
+                    end, done, flushed = await self._flush_and_sync(group, count, one_step, start, release)
             except BaseException as exc:
+                early = self._syncing  # (set by `release` only: none ran when this run began)
+                if early is not None:
+                    released = True
+                    await self._sync_failed(early, exc)
+                    return
                 opened = self._take_open()
                 await self._fail(group, exc, opened)
+                return
+            early = self._syncing
+            if early is not None and early.synced is not None:  # left open as its fdatasync started
+                released = True
+                self._syncing = None
+                early.synced.set_result(None)
+                early.written.flushed = flushed
+                await self._wait_open(early.written, storage, early)
                 return
             if end == start or done is not None:
                 storage = None  # nothing written: nothing to ack; one step: nobody waits there
@@ -611,22 +677,85 @@ class GroupCommit:
         than OPEN_GROUPS_MAX are open, an observer waits there (`waits_after_sync`), nothing
         needs the engine settled (`Settle.may_open`), and the binlog did not rotate after it (a
         replay of the groups one engine commit covers reads one file, `_read_group`)."""
-        return (len(self._open) < OPEN_GROUPS_MAX and not self._closed and self.writer.pending_position == end
-                and self.engine.settle.may_open() and storage.waits_after_sync())
+        return self.writer.pending_position == end and self._may_open_unsynced(storage)
 
-    async def _wait_open(self, this: _Written, storage: Any) -> None:
+    def _may_open_unsynced(self, storage: Any) -> bool:
+        """`_may_open` before the group is written: all but the rotation, which `_write_group`
+        tests before it calls `_open_unsynced`."""
+        return (len(self._open) < OPEN_GROUPS_MAX and not self._closed and self.engine.settle.may_open()
+                and storage.waits_after_sync())
+
+    def _open_unsynced(self, group: list[_Ticket], start: BinlogPosition, count: int) -> None:
+        """`_write_group`'s `release` (the lock held, the group written, no rotation due, its
+        fdatasync about to start on the syncer's thread): the group is open from now on
+        (`_syncing`) and the writer lock goes, so that single-statement writes run during the
+        fdatasync, as they do during its ack wait. Its after_flush, publish and after_sync
+        follow the fdatasync as for any group (`_run_group`, `_wait_open`)."""
+        loop = group[0].done.get_loop()
+        this = _Written(group, start, self.writer.end_position, count, True)
+        self._syncing = _Open(this, loop.create_future(), loop.create_future(), synced=loop.create_future())
+        self._open.append(self._syncing)
+        self.engine.settle.open()
+        self.engine.writer_lock.release()
+
+    async def _sync_failed(self, failed: _Open, exc: BaseException) -> None:
+        """The fdatasync of a group left open before it returned (`_open_unsynced`) failed: the
+        writer cut the group back and `_flush_and_sync` put the GTID state back. The engine's
+        open transaction holds the group's rows, the open groups' before it and those of every
+        write that ran since the lock went: the first run to hold the lock undoes them all
+        (`_undo_failed_sync`), a run that waited for this fdatasync or else this one. Nothing
+        is written to the binlog before that (`_run_group`), nor does anyone hold the lock
+        across statements (the group is open: `engine.concurrency.Settle`)."""
+        self._syncing = None
+        self._sync_failure = (exc, failed)
+        if failed.synced is not None:
+            failed.synced.set_result(None)
+        lock = self.engine.writer_lock
+        await lock.acquire(failed)
+        try:
+            if self._sync_failure is not None:
+                await self._undo_failed_sync([])
+        finally:
+            lock.release()
+
+    async def _undo_failed_sync(self, group: list[_Ticket]) -> None:
+        """A failed fdatasync's undoing (`_sync_failed`), holding the lock: the engine's open
+        transaction rolled back; the failed group's sessions, `group`'s (the caller's, taken
+        from the queue) and the queue's (logically committed since the lock went) answered with
+        the error (1026, nothing of theirs is in the engine or the binlog); the open groups
+        before it replayed from the binlog after their acks and answered (`_fail`)."""
+        assert self._sync_failure is not None
+        exc, failed = self._sync_failure
+        self._sync_failure = None
+        if self.engine.handover.pending:  # as in `_lead` (module docstring, "Ordering")
+            await asyncio.sleep(0)
+        queued, self._queue = self._queue, []
+        self._open.remove(failed)
+        opened = self._take_open()
+        try:
+            await self._fail([*failed.written.group, *group, *queued], exc, opened)
+        finally:
+            if not self._open:
+                self.engine.settle.close()
+            for fut in (failed.acked, *(o.committed for o in (failed, *opened))):
+                if not fut.done():
+                    fut.set_result(None)
+
+    async def _wait_open(self, this: _Written, storage: Any, opened: _Open | None = None) -> None:
         """Leave `this` open (`_Open`), release the writer lock (single-statement writes run
         and join the engine's open transaction; the next group is written), wait for its
         after_sync, then commit it: a later run of `_run_group` under the lock already did or
         will (`taken`), or this one takes the lock back and runs the queue's group, empty or
         not, which commits it with every open group. A leader is never cancelled (the sessions'
-        `committing`); if one were, the next group to run commits the open ones."""
-        loop = this.group[0].done.get_loop()  # (its tickets' loop: no getpid(2), see `_running_loop`)
-        opened = _Open(this, loop.create_future(), loop.create_future())
-        self._open.append(opened)
-        self.engine.settle.open()
+        `committing`); if one were, the next group to run commits the open ones. `opened`: the
+        group is open already, and the lock gone, since its fdatasync started (`_open_unsynced`)."""
         lock = self.engine.writer_lock
-        lock.release()
+        if opened is None:
+            loop = this.group[0].done.get_loop()  # (its tickets' loop: no getpid(2), see `_running_loop`)
+            opened = _Open(this, loop.create_future(), loop.create_future())
+            self._open.append(opened)
+            self.engine.settle.open()
+            lock.release()
         try:
             await self._after_sync(storage, this)
         finally:
@@ -735,6 +864,7 @@ class GroupCommit:
         return meta
 
     async def _flush_and_sync(self, group: list[_Ticket], count: int, one_step: bool, start: BinlogPosition,
+                              release: Callable[[], None] | None = None,
                               ) -> tuple[BinlogPosition, _OneStep | None, StorageParam | None]:
         """Append the group's events and write them (fsynced per sync_binlog), then
         `after_flush` and the publish. `one_step` (no storage observer holds groups): the write,
@@ -743,7 +873,7 @@ class GroupCommit:
         caller commits the engine. A failed write raises (nothing of the group is written).
         `start`: the writer's pending position (the caller holds the lock since it read it).
         Returned with them: the `StorageParam` after_flush got (None: no storage observer), which
-        the group's after_sync gets too."""
+        the group's after_sync gets too. `release`: `_write_group`'s."""
         done = flushed = None
         interface = self.interface
         transaction, storage = interface.transaction, interface.storage
@@ -792,7 +922,7 @@ class GroupCommit:
                         raise  # nothing of the group is written (the writer cut it back)
                     done.error = exc  # written: the caller's path for an engine commit failure
             else:
-                await self._write_group(sync)
+                await self._write_group(sync, release)
             self._group_synced = sync
         except BaseException:
             gtids.restore(before)
