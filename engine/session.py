@@ -19,7 +19,7 @@ import asyncio
 import math
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -459,29 +459,42 @@ class Session:
         (the caller's word; `ints`: all of them ints, none held as text), without parsing it;
         None where `select_now` would decline, or when the catalog or the database changed since
         `prepare_read`."""
+        rows = self.prepared_rows(prepared, params if ints else _bytes_where_not_utf8(params))
+        if rows is None:
+            return None
+        # (`in_transaction` without the writer lock, which this session does not hold)
+        return Result(columns=prepared.names, column_types=prepared.types, rows=rows,
+                      in_transaction=self._in_txn, warnings=self._warnings() if self._fx.warnings else ())
+
+    def prepared_rows(self, prepared: PreparedRead, args: Sequence[object], plain: bool = False) -> list | None:
+        """The rows of `read_prepared` of `args` (its params as SQLite takes them), the session
+        then as that leaves it; None where it declines. `plain`: only a read in autocommit outside
+        a transaction (after which the session's status is AUTOCOMMIT alone) that warns of
+        nothing (its caller needs no `Result` to carry warnings), else None (then
+        `read_prepared`, which reads again: a read repeats without side effects)."""
         if (self._holds_lock or self.visible is not None
                 or prepared.catalog != self.engine._catalog_version or prepared.database != self._database):
+            return None
+        in_view = self._in_txn or not self.autocommit
+        if plain and in_view:
             return None
         fx = self._fx
         fx.start_statement()  # (`_rand_for`'s start: `prepare_read` keeps no read that calls RAND())
         if fx.warnings:
             fx.warnings = []
         try:
-            answer = self.engine._pool.query_on_loop(
-                prepared.plan.sql, params if ints else _bytes_where_not_utf8(params), fx, self._database,
-                self._read_view() if self._in_txn or not self.autocommit else None, names=False)
+            answer = self.engine._pool.query_on_loop(prepared.plan.sql, args, fx, self._database,
+                                                     self._read_view() if in_view else None, names=False)
         except SQLError:
             return None  # as select_now
-        if answer is None:
+        if answer is None or plain and fx.warnings:
             return None
         rows = answer[1]
         self.found, self.row_count = len(rows), -1
         convert = prepared.convert
         if convert is not None:
             rows = [convert(row) for row in rows]
-        # (`in_transaction` without the writer lock, which this session does not hold)
-        return Result(columns=prepared.names, column_types=prepared.types, rows=rows,
-                      in_transaction=self._in_txn, warnings=self._warnings() if fx.warnings else ())
+        return rows
 
     async def _execute(self, sql: str, context: StatementContext | None, lock_reads: bool = True) -> Result:
         engine = self.engine

@@ -295,6 +295,10 @@ def decode_stmt_command(payload: bytes) -> StmtCommand:
 
 
 _EXECUTE_LAYOUT = _STRUCT_PATHS[COM_STMT_EXECUTE][0]
+# where the layout's statement id lies (read it with `int.from_bytes(payload[EXECUTE_STATEMENT_ID],
+# "little")`) and its flags byte
+_FLAGS_AT = struct.calcsize(_EXECUTE_LAYOUT.format[:3])
+EXECUTE_STATEMENT_ID = slice(struct.calcsize(_EXECUTE_LAYOUT.format[:2]), _FLAGS_AT)
 
 
 def plain_execute(payload: bytes) -> tuple[int, bytes] | None:
@@ -550,12 +554,14 @@ class IntParams:
     up to the values, of the same size), as `decode_execute_params` would read them with the same
     bound types, or None for any other block."""
 
-    __slots__ = ("_prefix", "_values", "_size")
+    __slots__ = ("_prefix", "_values", "_size", "_execute_size", "_execute_values")
 
     def __init__(self, prefix: bytes, values: struct.Struct) -> None:
         self._prefix = prefix
         self._values = values
         self._size = len(prefix) + values.size
+        self._execute_size = _EXECUTE_LAYOUT.size + self._size  # (`read_execute`'s whole payload)
+        self._execute_values = _EXECUTE_LAYOUT.size + len(prefix)
 
     @classmethod
     def of(cls, block: bytes, count: int, types: Sequence[ParamType]) -> IntParams | None:
@@ -579,6 +585,16 @@ class IntParams:
         if len(block) != self._size or not block.startswith(self._prefix):
             return None
         return self._values.unpack_from(block, len(self._prefix))
+
+    def read_execute(self, payload: bytes) -> tuple[int, ...] | None:
+        """`read` of the parameter block of `payload`, a COM_STMT_EXECUTE's (its first byte the
+        command), when its flags are 0: what `plain_execute` then `read` give, in one call (the
+        statement id is the caller's to read: `EXECUTE_STATEMENT_ID`); None for any other
+        payload."""
+        if (len(payload) != self._execute_size or payload[0] != COM_STMT_EXECUTE or payload[_FLAGS_AT]
+                or not payload.startswith(self._prefix, _EXECUTE_LAYOUT.size)):
+            return None
+        return self._values.unpack_from(payload, self._execute_values)
 
 
 def encode_param(ptype: ParamType, value: Any) -> bytes:
@@ -1109,7 +1125,7 @@ BINARY_RESPONSES = (PrepareOK, BinaryResultSet, BinaryRows)
 __all__ = [
     "BINARY_RESPONSES", "BULK_SEND_TYPES_TO_SERVER", "BULK_SEND_UNIT_RESULTS", "COM_STMT_BULK_EXECUTE",
     "COM_STMT_CLOSE", "COM_STMT_EXECUTE", "COM_STMT_FETCH", "COM_STMT_PREPARE",
-    "COM_STMT_RESET", "COM_STMT_SEND_LONG_DATA", "CURSOR_TYPE_READ_ONLY", "STMT_COMMANDS",
+    "COM_STMT_RESET", "COM_STMT_SEND_LONG_DATA", "CURSOR_TYPE_READ_ONLY", "EXECUTE_STATEMENT_ID", "STMT_COMMANDS",
     "BinaryResultSet", "BinaryRows", "ComStmtBulkExecute", "ComStmtClose", "ComStmtExecute", "ComStmtFetch",
     "ComStmtPrepare", "ComStmtReset", "ComStmtSendLongData", "ParamType", "PrepareOK", "ZeroDate",
     "BinaryRowEncoder", "UncarriedValue", "decode_binary_row", "decode_execute_params",

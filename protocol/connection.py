@@ -777,11 +777,12 @@ class ServerConnection:
         """`send_rows(head, status, encoder.encode_rows(rows))` with the rows encoded and framed
         in the same pass (`BinaryRowEncoder.answer`). Raises what `encode_rows` raises
         (`UncarriedValue`), the connection then unchanged."""
-        if status & _MORE_RESULTS or self._seq != 1:
-            return self.send_rows(head, status, encoder.encode_rows(rows))
+        machine = self._machine
+        if status & _MORE_RESULTS or self._seq != 1 or machine.state is not S.RESPONDING:
+            return self.send_rows(head, status, encoder.encode_rows(rows))  # (`send_rows` frames or refuses those)
         framed, closing = head.around(status)
         wire = encoder.answer(framed, rows, closing, head.packets + 1)
-        self._machine.fire(T.SEND_RESPONSE)
+        machine.state = _RESPONSE_SENT  # (`fire(T.SEND_RESPONSE)` from RESPONDING, checked above)
         self._seq = 0
         return wire
 

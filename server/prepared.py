@@ -87,6 +87,7 @@ from engine.results import Result
 from protocol.binary import (
     COM_STMT_EXECUTE,
     CURSOR_TYPE_READ_ONLY,
+    EXECUTE_STATEMENT_ID,
     BinaryResultSet,
     BinaryRowEncoder,
     BinaryRows,
@@ -141,6 +142,7 @@ from protocol.messages import (
     ComUnknown,
     FieldType,
     ResultSet,
+    ServerStatus,
     column,
 )
 from server import sql as sqltext
@@ -340,6 +342,7 @@ class KeptRead:
 
 
 _SIGNED_MAX = (1 << 63) - 1
+_AUTOCOMMIT = int(ServerStatus.AUTOCOMMIT)  # a kept read's status in autocommit outside a transaction
 
 
 def _plain_values(values: list[Any], types: list[ParamType]) -> list[Any] | None:
@@ -1017,16 +1020,46 @@ class PreparedStatements:
     def kept_answer(self, payload: bytes) -> bool:
         """`answer_on_receipt` of `payload`, a COM_STMT_EXECUTE's just received (its first byte
         the command), for an execution without flags of a statement with a kept read and no long
-        data, whose values are integers laid out as the last ones read (`_int_values`): the same
-        answer and counts without decoding a command; False when nothing was done."""
-        execute = plain_execute(payload)
-        if execute is None:
+        data, whose values are integers laid out as the last ones read (`_int_values`, here
+        `IntParams.read_execute` of the whole payload): the same answer and counts without
+        decoding a command; False when nothing was done.
+
+        Its common case in one pass: when the session's state asks nothing of the read but its
+        rows (`ClientSession.kept_rows`: autocommit, no transaction, no warning, nothing pending)
+        and its columns carry them, the rows go to their answer with the status that state
+        gives (AUTOCOMMIT), counted as `_executed` counts them; any other case takes
+        `_answer_kept`, the path of every kept read (the bytes and counts the same:
+        tests/unit/test_prepared_reads.py)."""
+        stmt = self._statements.get(int.from_bytes(payload[EXECUTE_STATEMENT_ID], "little"))
+        if stmt is None or stmt.long_data or stmt.long_data_error:
             return False
-        stmt = self._statements.get(execute[0])
-        if stmt is None or stmt.kept is None or stmt.long_data or stmt.long_data_error:
+        kept, fast = stmt.kept, stmt.int_params
+        if kept is None or fast is None or fast[1] is None or fast[0] is not stmt.types:
             return False
-        plain = _int_values(stmt, execute[1])
-        return plain is not None and self._answer_kept(stmt, stmt.kept, plain, stmt.types, 0, True)  # type: ignore[arg-type]
+        values = fast[1].read_execute(payload)
+        if values is None or min(values) < 0 or max(values) > _SIGNED_MAX or kept.kinds != (int,) * len(values):
+            return False
+        session = self.session
+        encoder = kept.encoder
+        if encoder is None:
+            return self._answer_kept(stmt, kept, list(values), stmt.types, 0, True)  # type: ignore[arg-type]
+        try:
+            rows = session.kept_rows(kept.read, kept.keyword, values)
+            if rows is None:
+                return self._answer_kept(stmt, kept, list(values), stmt.types, 0, True)  # type: ignore[arg-type]
+            wire = session.conn.send_binary_rows(kept.head, _AUTOCOMMIT, rows, encoder)  # type: ignore[union-attr]
+        except SQLError as exc:  # (a row the engine cannot convert: the statement path's error too)
+            return self._executed(stmt, stmt.types, exc, kept, 0)  # type: ignore[arg-type]
+        except UncarriedValue:  # (`_executed` tries it again, then answers the rows as carried)
+            read = kept.read
+            return self._executed(stmt, stmt.types, Result(columns=read.names, column_types=read.types, rows=rows),  # type: ignore[arg-type]
+                                  kept, 0)
+        stats = session.server.stats
+        stats.questions += 1
+        stats.com[_COUNTERS[ComStmtExecute]] += 1
+        stmt.cursor = None
+        session.write(wire)
+        return True
 
     def _answer_kept(self, stmt: PreparedStatement, kept: KeptRead, plain: list[Any], types: list[ParamType],
                      flags: int, ints: bool = False) -> bool:

@@ -93,7 +93,7 @@ import os
 import re
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -1491,6 +1491,19 @@ class ClientSession(asyncio.Protocol):
             if self.diagnostics:
                 self.diagnostics = []
         return result
+
+    def kept_rows(self, prepared: PreparedRead, keyword: str, params: Sequence[int]) -> list | None:
+        """`run_prepared_read` of integers `params` when the session's state asks nothing of the
+        read but its rows: `_reads_now`, no warning listed from the statement before, and the
+        engine's read in autocommit outside a transaction with no warning of its own (engine
+        `Session.prepared_rows`, plain); its rows, counted. None otherwise, nothing counted
+        (then `run_prepared_read`)."""
+        if self.diagnostics or not self._reads_now(None):
+            return None
+        rows = self.engine_session.prepared_rows(prepared, params, True)  # type: ignore[union-attr]
+        if rows is not None:  # (`_counted` of a prepared read)
+            self.server.stats.count_command(keyword)
+        return rows
 
     def run_write_now(self, statement: str, keyword: str, unclaimed: bool = False) -> Any:
         """`run_statement` of a write inside the session's transaction run on the loop at once

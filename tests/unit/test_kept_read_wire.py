@@ -3,7 +3,9 @@ to the general path they skip:
 
 - `IntParams`: a parameter block laid out as one already read (non-NULL integers of fixed-size
   types, types sent or not) read at once: the values `decode_execute_params` reads with the same
-  bound types, or None, for every block (valid, of other layouts, damaged);
+  bound types, or None, for every block (valid, of other layouts, damaged); in a whole
+  COM_STMT_EXECUTE (`read_execute`), what `plain_execute` then `read` give, for those blocks
+  in plain, flagged, other and cut commands; the statement id where the decoder reads it;
 - `ResultHead` + `ServerConnection.send_rows` (and `send_binary_rows`, the rows encoded in the
   same pass: a value a column cannot carry raises, nothing sent): a result set's column block
   and closing packet kept across executions: the bytes and state `send(BinaryResultSet(...))` gives, or for text
@@ -22,6 +24,10 @@ import struct
 import pytest
 
 from protocol.binary import (
+    COM_STMT_EXECUTE,
+    COM_STMT_FETCH,
+    CURSOR_TYPE_READ_ONLY,
+    EXECUTE_STATEMENT_ID,
     BinaryResultSet,
     BinaryRowEncoder,
     IntParams,
@@ -29,7 +35,9 @@ from protocol.binary import (
     ResultHead,
     UncarriedValue,
     decode_execute_params,
+    decode_stmt_command,
     encode_execute_params,
+    plain_execute,
 )
 from protocol.connection import DEFAULT_CLIENT_CAPABILITIES, ServerState
 from protocol.errors import LocalProtocolError
@@ -107,6 +115,26 @@ def test_int_params_read_what_the_decoder_reads():
             if read is not None:  # same layout after all: then the decoder's values
                 assert list(read) == _decoded(block, count, types), block.hex()
         assert layout.read(_block(types, values, not new_bound)) is None
+        for block in [first, *others]:  # in a whole command: `plain_execute` then `read`
+            for payload in _executes(rng, block):
+                execute = plain_execute(payload)
+                assert layout.read_execute(payload) == (None if execute is None else layout.read(execute[1]))
+
+
+def _executes(rng: random.Random, block: bytes) -> list[bytes]:
+    """COM_STMT_EXECUTE payloads around `block`: plain, with a flag, another command, cut short."""
+    statement = rng.randrange(1 << 32).to_bytes(4, "little")
+    plain = bytes((COM_STMT_EXECUTE,)) + statement + b"\x00" + (1).to_bytes(4, "little") + block
+    flagged = bytearray(plain)
+    flagged[5] = rng.choice((CURSOR_TYPE_READ_ONLY, 2, 4))
+    return [plain, bytes(flagged), bytes((COM_STMT_FETCH,)) + plain[1:], plain[:rng.randrange(len(plain))]]
+
+
+def test_the_statement_id_of_an_execute_is_the_decoder_s():
+    rng = random.Random(5)
+    for _ in range(50):
+        payload = _executes(rng, bytes(rng.randrange(256) for _ in range(rng.randrange(12))))[0]
+        assert int.from_bytes(payload[EXECUTE_STATEMENT_ID], "little") == decode_stmt_command(payload).statement_id
 
 
 def test_no_layout_for_nulls_other_types_or_no_parameters():

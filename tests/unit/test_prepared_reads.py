@@ -28,6 +28,7 @@ server shell (mysql-connector-python's pure-Python prepared cursor; PyMySQL for 
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 import pymysql
@@ -133,8 +134,9 @@ def _count_answers(monkeypatch, owner: type, name: str) -> list[int]:
 
 @pytest.fixture
 def kept_reads(monkeypatch):
-    """How many executions the kept read answered."""
-    return _count_answers(monkeypatch, Session, "read_prepared")
+    """How many executions the kept read answered (`read_prepared` through it, or `kept_answer`'s
+    one pass)."""
+    return _count_answers(monkeypatch, Session, "prepared_rows")
 
 
 @pytest.fixture
@@ -147,6 +149,13 @@ def on_receipt(monkeypatch):
 def in_lane(monkeypatch):
     """How many executions the receive callback answered from the received bytes alone."""
     return _count_answers(monkeypatch, prepared.PreparedStatements, "kept_answer")
+
+
+@pytest.fixture
+def in_one_pass(monkeypatch):
+    """How many of those took `kept_answer`'s one pass (the session's state asking nothing but
+    the rows: `ClientSession.kept_rows`)."""
+    return _count_answers(monkeypatch, ClientSession, "kept_rows")
 
 
 def _run_all(shell: ShellServer) -> list[object]:
@@ -173,21 +182,25 @@ def _run_all(shell: ShellServer) -> list[object]:
     return answers
 
 
-PATHS = ("lane", "receipt", "kept", "now", "statement")
+PATHS = ("one pass", "lane", "receipt", "kept", "now", "statement")
 
 
-def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, on_receipt, in_lane, monkeypatch):
-    """The kept read answered in the receive callback from the bytes received
-    (`kept_answer`), from the command read (`execute_on_receipt`), the kept read in the session's
+def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, on_receipt, in_lane, in_one_pass, monkeypatch):
+    """The kept read answered in the receive callback from the bytes received (`kept_answer`),
+    in its one pass where the session's state allows it (`ClientSession.kept_rows`) and
+    without it, from the command read (`execute_on_receipt`), the kept read in the session's
     task, the loop's answer of the bound text, the statement path: one after the other on the
     same server, each with a new connection (its login's bytes left out: the greeting's salt and
-    connection id differ)."""
+    connection id differ). The shapes: one and many columns of every type, NULLs, strings,
+    empty results."""
     streams = []
     for path in PATHS:
         with monkeypatch.context() as m:
-            if path != "lane":
+            if path != "one pass":
+                m.setattr(ClientSession, "kept_rows", lambda self, read, keyword, params: None)
+            if path not in ("one pass", "lane"):
                 m.setattr(prepared.PreparedStatements, "kept_answer", lambda self, payload: False)
-            if path not in ("lane", "receipt"):  # the task answers every command
+            if path not in ("one pass", "lane", "receipt"):  # the task answers every command
                 m.setattr(prepared.PreparedStatements, "execute_on_receipt", lambda self, payload: False)
             if path in ("now", "statement"):  # the kept read never taken
                 m.setattr(prepared, "_plain_values", lambda values, types: None)
@@ -195,17 +208,22 @@ def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, on_receipt, in
                 m.setattr(ClientSession, "run_read_now", lambda self, sql, keyword: None)
             del wire[:]
             answered = kept_reads[0]
-            on_receipt_before, in_lane_before = on_receipt[0], in_lane[0]
+            on_receipt_before, in_lane_before, one_pass_before = on_receipt[0], in_lane[0], in_one_pass[0]
             answers = _run_all(shell)
             streams.append((answers, wire[2:]))
-            if path in ("lane", "receipt", "kept"):
+            one_pass = in_one_pass[0] - one_pass_before
+            if path == "one pass":  # (the reads inside a transaction take the lane without it)
+                assert 0 < one_pass < in_lane[0] - in_lane_before
+            else:
+                assert one_pass == 0
+            if path in ("one pass", "lane", "receipt", "kept"):
                 # each pass: every execution after the first of a kept statement, plain integers
                 # (the cursor prepares each text again: one statement at a time)
                 assert kept_reads[0] - answered == 3 * 12
             else:
                 assert kept_reads[0] == answered
             lane, receipt = in_lane[0] - in_lane_before, on_receipt[0] - on_receipt_before
-            if path == "lane":  # once an execution read its values' layout (`execute_on_receipt`)
+            if path in ("one pass", "lane"):  # once an execution read its values' layout (`execute_on_receipt`)
                 assert lane > 0 and lane + receipt == 3 * 12
             elif path == "receipt":
                 assert (lane, receipt) == (0, 3 * 12)
@@ -338,6 +356,84 @@ def test_the_session_state_a_read_leaves(shell, kept_reads):
         conn.close()
 
 
+def test_the_one_pass_is_left_whenever_the_session_s_state_asks_more(shell, in_one_pass, kept_reads):
+    """`kept_answer`'s one pass takes a kept read only in autocommit outside a transaction with
+    nothing pending: a transaction open, a KILL QUERY pending, max_statement_time, an account
+    without every privilege, a character set changed, a warning listed from the statement
+    before each send the execution the way of every kept read (or, where that declines too,
+    the statement path), with the answer that way gives; with the state gone, the one pass
+    again."""
+    assert shell.server is not None
+    with shell.connect(autocommit=True) as root, root.cursor() as cur:
+        cur.execute("CREATE USER 'r'@'%' IDENTIFIED BY 'rpw'")
+        cur.execute("GRANT SELECT ON d1.* TO 'r'@'%'")
+    sql = "SELECT c FROM t WHERE id=?"
+
+    def reads(conn, stmt: int, ids=(3, 0, 3)) -> tuple[int, list]:
+        """The executions of `ids` that took the one pass, and their answers (row or errno)."""
+        before, answers = in_one_pass[0], []
+        for i in ids:
+            send(conn, COM_STMT_EXECUTE, execute_body(stmt, 0, [LONGLONG], [i.to_bytes(8, "little")]))
+            try:
+                answers.append([read(conn) for _ in range(5)][3])  # count, definition, EOF, row, EOF
+            except pymysql.MySQLError as exc:
+                answers.append(exc.args[0])
+        return in_one_pass[0] - before, answers
+
+    def back(conn, stmt: int) -> bool:
+        """The one pass taken again (after one execution: one the task answered bound its
+        values' types anew, whose layout the next execution reads)."""
+        return reads(conn, stmt, (3,))[1] == expected[:1] and reads(conn, stmt) == (3, expected)
+
+    conn = shell.connect(autocommit=True, database="d1")
+    try:
+        stmt = prepare(conn, sql)[0]
+        assert reads(conn, stmt, (3, 0))[0] == 0  # kept, then its values' layout read
+        taken, expected = reads(conn, stmt)
+        assert taken == 3 and expected == [b"\x00\x00\x01x", b"\x00\x00\x00", b"\x00\x00\x01x"]
+        session = shell.server.sessions[conn.thread_id()]
+
+        conn.begin()  # a transaction open: the kept read in its view
+        assert reads(conn, stmt) == (0, expected)
+        conn.commit()
+        assert back(conn, stmt)
+
+        async def kill_pending() -> None:  # a KILL QUERY pending (once the task ended its command)
+            while session._busy:
+                await asyncio.sleep(0.001)
+            session._query_killed = True
+
+        shell.call(kill_pending)
+        assert reads(conn, stmt, (3,)) == (0, [1317])  # (the statement path's: it ends the kill)
+        assert back(conn, stmt)
+
+        conn.query("SET SESSION max_statement_time = 100")
+        assert reads(conn, stmt) == (0, expected)
+        conn.query("SET SESSION max_statement_time = 0")
+        assert back(conn, stmt)
+
+        with pytest.raises(pymysql.MySQLError):
+            conn.query("SELECT * FROM missing")  # a warning listed: the read clears it
+        assert reads(conn, stmt, (3,)) == (0, expected[:1])
+        with conn.cursor() as cur:
+            cur.execute("SHOW WARNINGS")
+            assert cur.fetchall() == ()
+        assert back(conn, stmt)
+
+        before = kept_reads[0]
+        conn.query("SET NAMES latin1")  # the kept reads let go, none kept for this character set
+        assert reads(conn, stmt) == (0, expected) and kept_reads[0] == before
+    finally:
+        conn.close()
+    other = shell.connect(user="r", password="rpw", database="d1")  # not every privilege
+    try:
+        stmt = prepare(other, sql)[0]
+        assert reads(other, stmt, (3, 0, 3, 0, 3)) == (0, [*expected, *expected[1:]])
+        assert kept_reads[0] == before
+    finally:
+        other.close()
+
+
 def test_a_prepare_whose_null_probe_fails_still_describes_its_columns(shell, wire):
     """`LIMIT ?` with NULL does not run; mysqld's prepare still answers with the columns."""
     conn = _client(shell)
@@ -435,8 +531,10 @@ def test_a_kept_read_on_receipt_runs_none_of_the_layers_it_skips(shell):
     property and a lambda (one C call), nor, where `protocol._rows` is built, the rows encoded
     and then framed apart (`send_binary_rows`: one pass); no layer between the read's rows and
     their answer (`answer_rows`, `_counted`), none in the engine for what an autocommit read of
-    integers needs not (`_rand_for`, `_read_view`, `_bytes_where_not_utf8`); the bytes are the
-    socket path's."""
+    integers needs not (`_rand_for`, `_read_view`, `_bytes_where_not_utf8`); in autocommit with
+    nothing pending, none of the layers `kept_answer`'s one pass leaves out (the command's fields
+    and values read apart, `_answer_kept`, `run_prepared_read`, `read_prepared` and its `Result`,
+    `_executed`, `status_flags`, the state machine's table); the bytes are the socket path's."""
     conn = shell.connect(autocommit=True, database="d1")
     try:
         stmt, _, _ = prepare(conn, "SELECT v FROM t WHERE id=?")
@@ -469,9 +567,11 @@ def test_a_kept_read_on_receipt_runs_none_of_the_layers_it_skips(shell):
         calls, written = shell.call(on_receipt)
     finally:
         conn.close()
-    assert "kept_answer" in calls and "read_prepared" in calls
+    assert "kept_answer" in calls and "kept_rows" in calls and "prepared_rows" in calls
     skipped = {"claims", "schemas", "<lambda>", "framed", "closing",
-               "answer_rows", "_counted", "_rand_for", "_read_view", "_bytes_where_not_utf8"}
+               "answer_rows", "_counted", "_rand_for", "_read_view", "_bytes_where_not_utf8",
+               "plain_execute", "_int_values", "read", "_answer_kept", "run_prepared_read", "read_prepared",
+               "__init__", "_executed", "status_flags", "in_transaction", "fire"}
     if binary._native_answer is not None:
         skipped |= {"encode_rows", "frame_payloads"}
     assert not skipped & set(calls), calls
@@ -559,15 +659,15 @@ def test_an_error_answered_on_receipt(shell, monkeypatch):
     cur = conn.cursor(prepared=True)
     sql = "SELECT v FROM t WHERE id=?"
     assert _execute(cur, sql, (1,)) == [("élan",)]  # kept
-    original = Session.read_prepared
+    original = Session.prepared_rows
     failure: list[BaseException] = []
 
-    def read_prepared(self, read, params, *rest):
+    def prepared_rows(self, read, params, *rest):
         if failure:
             raise failure[0]
         return original(self, read, params, *rest)
 
-    monkeypatch.setattr(Session, "read_prepared", read_prepared)
+    monkeypatch.setattr(Session, "prepared_rows", prepared_rows)
     failure.append(SQLError(ER_WARN_DATA_OUT_OF_RANGE, "v", 1))
     with pytest.raises(mysql_connector.Error) as refused:
         _execute(cur, sql, (1,))
