@@ -1531,19 +1531,28 @@ class Engine:
                     fx.current_row = n
                 taken = self._w_row_id(plan, row_args, slot, ids, n, zero_is_value) if slot is not None else None
                 values = self._w_execute(computed, row_args).fetchone() if computed is not None else row_args
-                marks = fx.upserts_changed + fx.upserts_unchanged if fx is not None else 0
+                changed_before = (fx.upserts_changed, fx.upserts_unchanged) if fx is not None else (0, 0)
+                marks = sum(changed_before)
                 one = apart.one
                 if plan.ignore and self._triggered(plan.target) and self._w_left_out(table, apart.columns, values) is None:
                     one = one.replace("INSERT OR IGNORE ", "INSERT ", 1)  # (else its triggers' statements would ignore too)
                 try:
                     cur = self._w_execute(one, [*values, *apart.tail_args])
-                except sqlite3.IntegrityError as exc:  # the row is the one that met the key
+                except sqlite3.IntegrityError as exc:
                     cols = _unique_failed(exc)
                     if cols is None or table is None:
                         raise
-                    lower = [c.lower() for c in apart.columns]
-                    met = [values[lower.index(c.lower())] if c.lower() in lower else "?" for c in cols]
-                    raise SQLError(ER_DUP_ENTRY, "-".join(_show(v) for v in met), table.key_name_for(cols)) from None
+                    updated = self._w_upsert_updated(table, apart, values, cols) if plan.upsert else None
+                    if updated is None:  # the row is the one that met the key
+                        lower = [c.lower() for c in apart.columns]
+                        updated = [values[lower.index(c.lower())] if c.lower() in lower else "?" for c in cols]
+                    elif plan.ignore and fx is not None:  # its update met another key: left as it was, warned of
+                        fx.upserts_changed, fx.upserts_unchanged = changed_before
+                        error = SQLError(ER_DUP_ENTRY, _key_shown(table, cols, updated), table.key_name_for(cols))
+                        fx.warnings.append((n, "Warning", error.code, error.message))
+                        ids.done(False)
+                        continue
+                    raise SQLError(ER_DUP_ENTRY, _key_shown(table, cols, updated), table.key_name_for(cols)) from None
                 got = [value for (value,) in cur] if plan.ids_returned else []
                 count = max(cur.rowcount, 0)
                 affected += count
@@ -1606,8 +1615,19 @@ class Engine:
 
     def _w_left_out(self, table: Table, columns: list[str], values: Sequence) -> tuple[str, int, str] | None:
         """The warning MariaDB gives for a row INSERT IGNORE left out: 1062 naming the first
-        unique key its values meet (PRIMARY first, as InnoDB checks them); None when no key
-        tells (a key column the statement did not set)."""
+        unique key its values meet (`_w_key_met`); None when no key tells (a key column the
+        statement did not set)."""
+        found = self._w_key_met(table, columns, values)
+        if found is None:
+            return None
+        index, met, _ = found
+        error = SQLError(ER_DUP_ENTRY, "-".join(_show(v) for v in met), "PRIMARY" if index.primary else index.name)
+        return ("Warning", error.code, error.message)
+
+    def _w_key_met(self, table: Table, columns: list[str], values: Sequence) -> tuple[Any, list, int] | None:
+        """The first unique key a row's values (`columns`) meet in the table, PRIMARY first as
+        InnoDB checks them: (the index, the row's values of it, the rowid of the row holding
+        them); None when they meet none the statement set every column of."""
         lower = [c.lower() for c in columns]
         for index in sorted(table.indexes, key=lambda index: not index.primary):
             if not (index.primary or index.unique) or any(c.lower() not in lower for c in index.columns):
@@ -1616,11 +1636,54 @@ class Engine:
             if None in met:
                 continue
             where = " AND ".join(f"{quote_ident(c)} = ?" for c in index.columns)
-            if self._wconn.execute(f"SELECT 1 FROM {quote_ident(table.schema)}.{quote_ident(table.name)} "
-                                   f"WHERE {where} LIMIT 1", met).fetchone():
-                error = SQLError(ER_DUP_ENTRY, "-".join(_show(v) for v in met), "PRIMARY" if index.primary else index.name)
-                return ("Warning", error.code, error.message)
+            held = self._wconn.execute(f"SELECT rowid FROM {quote_ident(table.schema)}.{quote_ident(table.name)} "
+                                       f"WHERE {where} LIMIT 1", met).fetchone()
+            if held is not None:
+                return index, met, held[0]
         return None
+
+    def _w_upsert_updated(self, table: Table, apart: _Apart, values: Sequence, cols: list[str]) -> list | None:
+        """An ON DUPLICATE KEY UPDATE row whose statement failed on the unique key `cols`: the
+        values of that key its update gave the row its values met (`_w_key_met`), which MariaDB's
+        1062 names, read by a SELECT of the update's assignments over that row (`excluded` its
+        values; the statement's counts and warnings as they were before); None when they meet
+        no row (the insert itself failed) or the update cannot be read so."""
+        _, upsert, assignments = apart.one.partition(" ON CONFLICT DO UPDATE SET ")
+        found = self._w_key_met(table, apart.columns, values) if upsert else None
+        if found is None:
+            return None
+        assignments = assignments.partition(" RETURNING ")[0]
+        lower = [c.lower() for c in apart.columns]
+        parts = [a.split("=", 1) for a in _top_level_split(assignments)]
+        names = [_unquote(name.strip()).lower() for name, _ in parts]
+
+        def excluded(m: re.Match) -> str:
+            name = m.group(1).replace('""', '"').lower()
+            return f'"__excluded"."c{lower.index(name)}"' if name in lower else m.group(0)
+
+        exprs = [_EXCLUDED.sub(excluded, expr) for _, expr in parts]
+        held = ", ".join(quote_ident(c) for c in cols)
+        columns = ", ".join(f'? AS "c{k}"' for k in range(len(values)))
+        name = f"{quote_ident(table.schema)}.{quote_ident(table.name)}"
+        fx = self._wstate.fx
+        saved = (fx.upserts_changed, fx.upserts_unchanged, len(fx.warnings), dict(fx.stored_rows)) if fx else None
+        try:
+            row = self._wconn.execute(
+                f'WITH "__excluded" AS (SELECT {columns}) SELECT {held}, {", ".join(exprs)} '
+                f'FROM {name}, "__excluded" WHERE {name}.rowid = ?',
+                [*values, *apart.tail_args, found[2]]).fetchone()
+        except (sqlite3.Error, SQLError):
+            return None
+        finally:
+            if fx is not None and saved is not None:
+                fx.upserts_changed, fx.upserts_unchanged = saved[0], saved[1]
+                del fx.warnings[saved[2]:]
+                fx.stored_rows.clear()
+                fx.stored_rows.update(saved[3])
+        if row is None:
+            return None
+        new = dict(zip(names, row[len(cols):], strict=True))
+        return [new.get(c.lower(), old) for c, old in zip(cols, row[:len(cols)], strict=True)]
 
     def _w_replace(self, plan: Plan, args, zero_is_value: bool = False) -> int | None:
         """REPLACE ... VALUES or ... SELECT (no RETURNING) run a row at a time, as MariaDB runs
@@ -1767,6 +1830,8 @@ class Engine:
     def _w_duplicate_value(self, table: Table, cols: list[str], plan: Plan, args) -> str:
         """The value MySQL names in 1062 ('a-b' for a composite key), found among the statement's
         rows for an INSERT; '?' when it cannot be told."""
+        if plan.upsert and (shown := self._w_duplicate_upserted(table, cols, plan, args)) is not None:
+            return shown
         if plan.selects:
             return self._w_duplicate_selected(table, cols, plan, args)
         if plan.sql.startswith("UPDATE "):
@@ -1832,6 +1897,36 @@ class Engine:
                 return _key_shown(table, cols, new)
             held[row[0]] = new
         return "?"
+
+    def _w_duplicate_upserted(self, table: Table, cols: list[str], plan: Plan, args) -> str | None:
+        """An INSERT ... ON DUPLICATE KEY UPDATE's value in 1062 where a row's update met the
+        key (`_w_upsert_updated`): its rows run again one at a time (the failed statement left
+        the table as before it), in a savepoint undone after, up to the one that fails; None
+        when a row's own values met it or it cannot be told."""
+        apart = _values_apart(plan, list(args)) if plan.nrows else _select_apart(plan, list(args), table)
+        if apart is None:
+            return None
+        conn, wanted = self._wconn, [c.lower() for c in cols]
+        conn.execute("SAVEPOINT __upserted")
+        try:
+            rows = apart.rows if apart.select is None else [
+                (None, [*row, None] if apart.numbered else list(row), None)
+                for row in self._w_execute(apart.select, apart.select_args).fetchall()]
+            for computed, row_args, _ in rows:
+                values = self._w_execute(computed, row_args).fetchone() if computed is not None else row_args
+                try:
+                    self._w_execute(apart.one, [*values, *apart.tail_args])
+                except sqlite3.IntegrityError as exc:
+                    if [c.lower() for c in _unique_failed(exc) or ()] != wanted:
+                        return None
+                    updated = self._w_upsert_updated(table, apart, values, cols)
+                    return None if updated is None else _key_shown(table, cols, updated)
+        except (sqlite3.Error, SQLError):
+            return None
+        finally:
+            conn.execute("ROLLBACK TO __upserted")
+            conn.execute("RELEASE __upserted")
+        return None
 
     def _w_duplicate_selected(self, table: Table, cols: list[str], plan: Plan, args) -> str:
         """An INSERT ... SELECT's value in 1062: its SELECT read again (the failed statement left
@@ -2402,6 +2497,9 @@ def _unique_failed(exc: BaseException) -> list[str] | None:
 
 _UPDATE_SQL = re.compile(r'UPDATE (?:OR \w+ )?"(?:[^"]|"")*"\."(?:[^"]|"")*" SET (?P<set>.*?)(?: WHERE (?P<where>.*))?$',
                          re.S)
+
+
+_EXCLUDED = re.compile(r'\bexcluded\."((?:[^"]|"")*)"')
 
 
 def _without_quotes(sql: str) -> str:
