@@ -184,6 +184,7 @@ from protocol.errors import (
     ER_AUTOINC_ERANGE,
     ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
+    ER_CONSTRAINT_FAILED,
     ER_DB_CREATE_EXISTS,
     ER_DUP_ENTRY,
     ER_EMPTY_QUERY,
@@ -191,6 +192,7 @@ from protocol.errors import (
     ER_LOCK_WAIT_TIMEOUT,
     ER_NO_DB_ERROR,
     ER_NO_DEFAULT_FOR_FIELD,
+    ER_NO_REFERENCED_ROW_2,
     ER_NO_SUCH_TABLE,
     ER_NOT_SUPPORTED_YET,
     ER_RECORD_FILE_FULL,
@@ -1590,15 +1592,32 @@ class Engine:
         conn = self._wconn
         rowids = [rowid for (rowid,) in self._w_execute(plan.row_order, tail).fetchall()]
         affected, fx = 0, self._wstate.fx
+        ignore = plan.sql.startswith("UPDATE OR IGNORE ")
         conn.execute("SAVEPOINT __rows")
         try:
             for n, rowid in enumerate(rowids, 1):
                 if fx is not None:  # (its stored values' warnings and errors name this row)
                     fx.current_row = n
                 row_args = [*head, rowid]
+                counts = (fx.upserts_changed, fx.upserts_unchanged) if fx is not None else (0, 0)
                 try:
                     affected += max(self._w_execute(plan.sql, row_args).rowcount, 0)
+                except sqlite3.OperationalError:
+                    error = functions.raised()
+                    if error is None:
+                        raise
+                    if not (ignore and fx is not None and error.code == ER_CONSTRAINT_FAILED.code):
+                        raise error from None
+                    # UPDATE IGNORE: a row its CHECK refuses left as it was, warned of, not matched
+                    fx.upserts_changed, fx.upserts_unchanged = counts
+                    fx.warnings.append((n, "Warning", error.code, error.message))
                 except sqlite3.IntegrityError as exc:
+                    refused = fk_error(exc)
+                    if ignore and fx is not None and refused is not None \
+                            and refused.code == ER_NO_REFERENCED_ROW_2.code:
+                        # UPDATE IGNORE: a row its foreign key refuses left as it was, matched, no warning
+                        fx.upserts_changed, fx.upserts_unchanged = counts[0], counts[1] + 1
+                        continue
                     table = self.table(*plan.target)
                     cols = _unique_failed(exc)
                     if cols is None or table is None:

@@ -4549,8 +4549,11 @@ class Translator:
         end = self.emit_range(i, len(toks))
         if end != len(toks):
             raise self.error_at(end)
-        if self.clause_at(i, ("ORDER",)) < len(toks) or self.clause_at(i, ("LIMIT",)) < len(toks):
-            # (... LIMIT alone: a scan of the whole table is MariaDB's, in the primary key's order,
+        # (UPDATE IGNORE of a table with CHECKs or foreign keys: each row a write of its own, one
+        # refused left as it was, `Engine._w_rows_in_order`)
+        refusing = ignore and bool(table.checks or table.foreign_keys)
+        if self.clause_at(i, ("ORDER",)) < len(toks) or self.clause_at(i, ("LIMIT",)) < len(toks) or refusing:
+            # (without ORDER BY: a scan of the whole table is MariaDB's, in the primary key's order,
             # never a covering index's SQLite might take to read the rowids)
             scan = not has_where and self.clause_at(i, ("ORDER",)) == len(toks)
             return self.ordered_update(schema, table, prefix_out, prefix_args, up_front, scan)

@@ -18,7 +18,8 @@ errors as SHOW WARNINGS lists them, the rows left):
 - an ON DUPLICATE KEY UPDATE whose update meets another unique key: 1062 naming the key's new
   value, under IGNORE a warning, the row left as it was and counted neither inserted nor updated;
 - UPDATE ... LIMIT without ORDER BY: "Rows matched / Changed", the rows in the scan's order, a
-  1062 naming the new key;
+  1062 naming the new key; UPDATE IGNORE of rows a CHECK (4025, not matched) or a foreign key
+  (matched, no warning) refuses, left as they were;
 - the note 1592 of a write to a table with an AUTO_INCREMENT column that reads a table (INSERT
   ... SELECT, a subquery, a join), and the ... SELECT notes only for a SELECT source.
 """
@@ -244,6 +245,31 @@ def test_update_limit_without_order_by(servers):
     ])
     assert theirs[0][1][2] == b"(Rows matched: 2  Changed: 2  Warnings: 1"
     assert theirs[6][1] == ("error", 1062, "Duplicate entry '500' for key 'k'")
+
+
+def test_update_ignore_of_rows_a_check_or_a_foreign_key_refuses(servers):
+    """UPDATE IGNORE: a row its CHECK refuses is left as it was with warning 4025 and is not
+    matched; a row its foreign key refuses is left as it was, matched, without a warning."""
+    theirs = compared(servers, "refuse", [
+        "CREATE TABLE refuse.p (id INT PRIMARY KEY)",
+        "INSERT INTO refuse.p VALUES (1), (2)",
+        "CREATE TABLE refuse.c (id INT PRIMARY KEY, pid INT, m INT, CHECK (m >= 0),"
+        " FOREIGN KEY (pid) REFERENCES refuse.p (id))",
+        "INSERT INTO refuse.c VALUES (1, 1, 1), (2, 2, 2), (3, 1, 3)",
+    ], [
+        "UPDATE IGNORE c SET pid = 99",
+        "UPDATE IGNORE c SET pid = 99 WHERE id = 1",
+        "UPDATE IGNORE c SET m = -1",
+        "UPDATE IGNORE c SET m = -1 WHERE id > 1",
+        "UPDATE IGNORE c SET m = 7, pid = 99 WHERE id < 3",
+        "UPDATE IGNORE c SET m = IF(id = 2, -1, 8)",
+        "UPDATE IGNORE c SET pid = IF(id = 3, 2, 99), m = m + 1",
+        "SELECT * FROM c ORDER BY id",
+        "UPDATE c SET m = -1 WHERE id = 1",
+        "UPDATE c SET pid = 99 WHERE id = 1",
+    ])
+    assert theirs[2][1][2] == b"(Rows matched: 0  Changed: 0  Warnings: 4"
+    assert theirs[0][1][2] == b"(Rows matched: 3  Changed: 0  Warnings: 1"
 
 
 def test_write_of_an_auto_increment_table_that_reads_a_table(servers):
