@@ -13,8 +13,9 @@ subquery's, an INSERT ... SELECT's, a join's: the translator tells); REPLACE ...
 UPDATE IGNORE; INSERT ... VALUES ... ON DUPLICATE KEY UPDATE into a table of more than one
 unique key (the translator counts them). The ... SELECT kinds are a SELECT source's, not a
 subquery's in VALUES. The engine session adds them to the statement's warnings only when it
-logs the statement (sql_log_bin). Not read: an auto-increment column not first in a composite
-key, CREATE TABLE ... SELECT, and LIMIT 0 (MariaDB binlogs no such UPDATE or DELETE).
+logs the statement (sql_log_bin). CREATE TABLE ... SELECT words its INSERT ... SELECT's notes as
+its own and adds `CREATE_SELECT_AUTOINC` (`server.create_select`). Not read: an auto-increment
+column not first in a composite key, and LIMIT 0 (MariaDB binlogs no such UPDATE or DELETE).
 """
 
 from __future__ import annotations
@@ -97,6 +98,12 @@ def unsafe_notes(tokens: Sequence[Token], unique_keys: int = 0, *, selects: bool
     notes += [_UPDATE_IGNORE] if ignore and verb == "UPDATE" else []
     notes += [_INSERT_TWO_KEYS] if upsert and unique_keys > 1 and not selects else []
     return tuple(ER_BINLOG_UNSAFE_STATEMENT.format(note) for note in notes)
+
+
+# CREATE TABLE ... SELECT into a table with an AUTO_INCREMENT column: the note MariaDB gives last
+CREATE_SELECT_AUTOINC = ER_BINLOG_UNSAFE_STATEMENT.format(
+    "CREATE TABLE... SELECT...  on a table with an auto-increment column is unsafe because the order in which "
+    f"rows are retrieved by the SELECT determines which (if any) rows are inserted. {_ORDER}")
 
 
 def _unsafe_variable(text: str) -> bool:

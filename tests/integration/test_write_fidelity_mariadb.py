@@ -21,7 +21,8 @@ errors as SHOW WARNINGS lists them, the rows left):
   1062 naming the new key; UPDATE IGNORE of rows a CHECK (4025, not matched) or a foreign key
   (matched, no warning) refuses, left as they were;
 - the note 1592 of a write to a table with an AUTO_INCREMENT column that reads a table (INSERT
-  ... SELECT, a subquery, a join), and the ... SELECT notes only for a SELECT source.
+  ... SELECT, a subquery, a join, CREATE TABLE ... SELECT with its own note), and the ... SELECT
+  notes only for a SELECT source.
 """
 
 from __future__ import annotations
@@ -306,8 +307,14 @@ def test_write_of_an_auto_increment_table_that_reads_a_table(servers):
         "UPDATE a JOIN plain ON a.n = plain.n SET a.n = 3, plain.n = 4",
         "DELETE FROM a WHERE id = (SELECT MAX(n) FROM src)",
         "DELETE a FROM a JOIN src ON a.n = src.n",
+        "CREATE TABLE b (id INT AUTO_INCREMENT PRIMARY KEY, n INT) SELECT n FROM src",
+        "CREATE TABLE b2 (id INT AUTO_INCREMENT PRIMARY KEY, n INT) SELECT 1 AS n",
+        "CREATE TABLE b3 (id INT AUTO_INCREMENT PRIMARY KEY, n INT) IGNORE SELECT n FROM src",
+        "CREATE TABLE b4 (id INT AUTO_INCREMENT PRIMARY KEY, n INT) REPLACE SELECT n FROM src WHERE 0",
+        "CREATE TABLE b5 (m INT) SELECT n FROM src",
         "SET sql_log_bin = 0",
         "INSERT INTO a (n) SELECT n FROM src",
+        "CREATE TABLE b6 (id INT AUTO_INCREMENT PRIMARY KEY, n INT) SELECT n FROM src",
         "SET sql_log_bin = 1",
         "SELECT COUNT(*), SUM(n) FROM a",
     ])
