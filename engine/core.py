@@ -145,6 +145,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import copy
 import dataclasses
 import functools
@@ -1684,21 +1685,14 @@ class Engine:
         held = ", ".join(quote_ident(c) for c in cols)
         columns = ", ".join(f'? AS "c{k}"' for k in range(len(values)))
         name = f"{quote_ident(table.schema)}.{quote_ident(table.name)}"
-        fx = self._wstate.fx
-        saved = (fx.upserts_changed, fx.upserts_unchanged, len(fx.warnings), dict(fx.stored_rows)) if fx else None
         try:
-            row = self._wconn.execute(
-                f'WITH "__excluded" AS (SELECT {columns}) SELECT {held}, {", ".join(exprs)} '
-                f'FROM {name}, "__excluded" WHERE {name}.rowid = ?',
-                [*values, *apart.tail_args, found[2]]).fetchone()
+            with self._w_fx_kept():
+                row = self._wconn.execute(
+                    f'WITH "__excluded" AS (SELECT {columns}) SELECT {held}, {", ".join(exprs)} '
+                    f'FROM {name}, "__excluded" WHERE {name}.rowid = ?',
+                    [*values, *apart.tail_args, found[2]]).fetchone()
         except (sqlite3.Error, SQLError):
             return None
-        finally:
-            if fx is not None and saved is not None:
-                fx.upserts_changed, fx.upserts_unchanged = saved[0], saved[1]
-                del fx.warnings[saved[2]:]
-                fx.stored_rows.clear()
-                fx.stored_rows.update(saved[3])
         if row is None:
             return None
         new = dict(zip(names, row[len(cols):], strict=True))
@@ -1917,6 +1911,23 @@ class Engine:
             held[row[0]] = new
         return "?"
 
+    @contextlib.contextmanager
+    def _w_fx_kept(self) -> Iterator[None]:
+        """The running statement's counts, warnings and stored rows as they were before the
+        block (an expression read again to name a key, not a row the statement wrote)."""
+        fx = self._wstate.fx
+        if fx is None:
+            yield
+            return
+        changed, unchanged, warned, stored = fx.upserts_changed, fx.upserts_unchanged, len(fx.warnings), dict(fx.stored_rows)
+        try:
+            yield
+        finally:
+            fx.upserts_changed, fx.upserts_unchanged = changed, unchanged
+            del fx.warnings[warned:]
+            fx.stored_rows.clear()
+            fx.stored_rows.update(stored)
+
     def _w_duplicate_upserted(self, table: Table, cols: list[str], plan: Plan, args) -> str | None:
         """An INSERT ... ON DUPLICATE KEY UPDATE's value in 1062 where a row's update met the
         key (`_w_upsert_updated`): its rows run again one at a time (the failed statement left
@@ -1928,18 +1939,19 @@ class Engine:
         conn, wanted = self._wconn, [c.lower() for c in cols]
         conn.execute("SAVEPOINT __upserted")
         try:
-            rows = apart.rows if apart.select is None else [
-                (None, [*row, None] if apart.numbered else list(row), None)
-                for row in self._w_execute(apart.select, apart.select_args).fetchall()]
-            for computed, row_args, _ in rows:
-                values = self._w_execute(computed, row_args).fetchone() if computed is not None else row_args
-                try:
-                    self._w_execute(apart.one, [*values, *apart.tail_args])
-                except sqlite3.IntegrityError as exc:
-                    if [c.lower() for c in _unique_failed(exc) or ()] != wanted:
-                        return None
-                    updated = self._w_upsert_updated(table, apart, values, cols)
-                    return None if updated is None else _key_shown(table, cols, updated)
+            with self._w_fx_kept():  # (its rows' counts and warnings are not the statement's)
+                rows = apart.rows if apart.select is None else [
+                    (None, [*row, None] if apart.numbered else list(row), None)
+                    for row in self._w_execute(apart.select, apart.select_args).fetchall()]
+                for computed, row_args, _ in rows:
+                    values = self._w_execute(computed, row_args).fetchone() if computed is not None else row_args
+                    try:
+                        self._w_execute(apart.one, [*values, *apart.tail_args])
+                    except sqlite3.IntegrityError as exc:
+                        if [c.lower() for c in _unique_failed(exc) or ()] != wanted:
+                            return None
+                        updated = self._w_upsert_updated(table, apart, values, cols)
+                        return None if updated is None else _key_shown(table, cols, updated)
         except (sqlite3.Error, SQLError):
             return None
         finally:
