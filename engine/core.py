@@ -145,6 +145,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import copy
 import dataclasses
 import functools
@@ -184,6 +185,7 @@ from protocol.errors import (
     ER_AUTOINC_ERANGE,
     ER_BAD_FIELD_ERROR,
     ER_BAD_NULL_ERROR,
+    ER_CONSTRAINT_FAILED,
     ER_DB_CREATE_EXISTS,
     ER_DUP_ENTRY,
     ER_EMPTY_QUERY,
@@ -191,6 +193,7 @@ from protocol.errors import (
     ER_LOCK_WAIT_TIMEOUT,
     ER_NO_DB_ERROR,
     ER_NO_DEFAULT_FOR_FIELD,
+    ER_NO_REFERENCED_ROW_2,
     ER_NO_SUCH_TABLE,
     ER_NOT_SUPPORTED_YET,
     ER_RECORD_FILE_FULL,
@@ -1531,19 +1534,28 @@ class Engine:
                     fx.current_row = n
                 taken = self._w_row_id(plan, row_args, slot, ids, n, zero_is_value) if slot is not None else None
                 values = self._w_execute(computed, row_args).fetchone() if computed is not None else row_args
-                marks = fx.upserts_changed + fx.upserts_unchanged if fx is not None else 0
+                changed_before = (fx.upserts_changed, fx.upserts_unchanged) if fx is not None else (0, 0)
+                marks = sum(changed_before)
                 one = apart.one
                 if plan.ignore and self._triggered(plan.target) and self._w_left_out(table, apart.columns, values) is None:
                     one = one.replace("INSERT OR IGNORE ", "INSERT ", 1)  # (else its triggers' statements would ignore too)
                 try:
                     cur = self._w_execute(one, [*values, *apart.tail_args])
-                except sqlite3.IntegrityError as exc:  # the row is the one that met the key
+                except sqlite3.IntegrityError as exc:
                     cols = _unique_failed(exc)
                     if cols is None or table is None:
                         raise
-                    lower = [c.lower() for c in apart.columns]
-                    met = [values[lower.index(c.lower())] if c.lower() in lower else "?" for c in cols]
-                    raise SQLError(ER_DUP_ENTRY, "-".join(_show(v) for v in met), table.key_name_for(cols)) from None
+                    updated = self._w_upsert_updated(table, apart, values, cols) if plan.upsert else None
+                    if updated is None:  # the row is the one that met the key
+                        lower = [c.lower() for c in apart.columns]
+                        updated = [values[lower.index(c.lower())] if c.lower() in lower else "?" for c in cols]
+                    elif plan.ignore and fx is not None:  # its update met another key: left as it was, warned of
+                        fx.upserts_changed, fx.upserts_unchanged = changed_before
+                        error = SQLError(ER_DUP_ENTRY, _key_shown(table, cols, updated), table.key_name_for(cols))
+                        fx.warnings.append((n, "Warning", error.code, error.message))
+                        ids.done(False)
+                        continue
+                    raise SQLError(ER_DUP_ENTRY, _key_shown(table, cols, updated), table.key_name_for(cols)) from None
                 got = [value for (value,) in cur] if plan.ids_returned else []
                 count = max(cur.rowcount, 0)
                 affected += count
@@ -1581,15 +1593,32 @@ class Engine:
         conn = self._wconn
         rowids = [rowid for (rowid,) in self._w_execute(plan.row_order, tail).fetchall()]
         affected, fx = 0, self._wstate.fx
+        ignore = plan.sql.startswith("UPDATE OR IGNORE ")
         conn.execute("SAVEPOINT __rows")
         try:
             for n, rowid in enumerate(rowids, 1):
                 if fx is not None:  # (its stored values' warnings and errors name this row)
                     fx.current_row = n
                 row_args = [*head, rowid]
+                counts = (fx.upserts_changed, fx.upserts_unchanged) if fx is not None else (0, 0)
                 try:
                     affected += max(self._w_execute(plan.sql, row_args).rowcount, 0)
+                except sqlite3.OperationalError:
+                    error = functions.raised()
+                    if error is None:
+                        raise
+                    if not (ignore and fx is not None and error.code == ER_CONSTRAINT_FAILED.code):
+                        raise error from None
+                    # UPDATE IGNORE: a row its CHECK refuses left as it was, warned of, not matched
+                    fx.upserts_changed, fx.upserts_unchanged = counts
+                    fx.warnings.append((n, "Warning", error.code, error.message))
                 except sqlite3.IntegrityError as exc:
+                    refused = fk_error(exc)
+                    if ignore and fx is not None and refused is not None \
+                            and refused.code == ER_NO_REFERENCED_ROW_2.code:
+                        # UPDATE IGNORE: a row its foreign key refuses left as it was, matched, no warning
+                        fx.upserts_changed, fx.upserts_unchanged = counts[0], counts[1] + 1
+                        continue
                     table = self.table(*plan.target)
                     cols = _unique_failed(exc)
                     if cols is None or table is None:
@@ -1606,8 +1635,19 @@ class Engine:
 
     def _w_left_out(self, table: Table, columns: list[str], values: Sequence) -> tuple[str, int, str] | None:
         """The warning MariaDB gives for a row INSERT IGNORE left out: 1062 naming the first
-        unique key its values meet (PRIMARY first, as InnoDB checks them); None when no key
-        tells (a key column the statement did not set)."""
+        unique key its values meet (`_w_key_met`); None when no key tells (a key column the
+        statement did not set)."""
+        found = self._w_key_met(table, columns, values)
+        if found is None:
+            return None
+        index, met, _ = found
+        error = SQLError(ER_DUP_ENTRY, "-".join(_show(v) for v in met), "PRIMARY" if index.primary else index.name)
+        return ("Warning", error.code, error.message)
+
+    def _w_key_met(self, table: Table, columns: list[str], values: Sequence) -> tuple[Any, list, int] | None:
+        """The first unique key a row's values (`columns`) meet in the table, PRIMARY first as
+        InnoDB checks them: (the index, the row's values of it, the rowid of the row holding
+        them); None when they meet none the statement set every column of."""
         lower = [c.lower() for c in columns]
         for index in sorted(table.indexes, key=lambda index: not index.primary):
             if not (index.primary or index.unique) or any(c.lower() not in lower for c in index.columns):
@@ -1616,11 +1656,47 @@ class Engine:
             if None in met:
                 continue
             where = " AND ".join(f"{quote_ident(c)} = ?" for c in index.columns)
-            if self._wconn.execute(f"SELECT 1 FROM {quote_ident(table.schema)}.{quote_ident(table.name)} "
-                                   f"WHERE {where} LIMIT 1", met).fetchone():
-                error = SQLError(ER_DUP_ENTRY, "-".join(_show(v) for v in met), "PRIMARY" if index.primary else index.name)
-                return ("Warning", error.code, error.message)
+            held = self._wconn.execute(f"SELECT rowid FROM {quote_ident(table.schema)}.{quote_ident(table.name)} "
+                                       f"WHERE {where} LIMIT 1", met).fetchone()
+            if held is not None:
+                return index, met, held[0]
         return None
+
+    def _w_upsert_updated(self, table: Table, apart: _Apart, values: Sequence, cols: list[str]) -> list | None:
+        """An ON DUPLICATE KEY UPDATE row whose statement failed on the unique key `cols`: the
+        values of that key its update gave the row its values met (`_w_key_met`), which MariaDB's
+        1062 names, read by a SELECT of the update's assignments over that row (`excluded` its
+        values; the statement's counts and warnings as they were before); None when they meet
+        no row (the insert itself failed) or the update cannot be read so."""
+        _, upsert, assignments = apart.one.partition(" ON CONFLICT DO UPDATE SET ")
+        found = self._w_key_met(table, apart.columns, values) if upsert else None
+        if found is None:
+            return None
+        assignments = assignments.partition(" RETURNING ")[0]
+        lower = [c.lower() for c in apart.columns]
+        parts = [a.split("=", 1) for a in _top_level_split(assignments)]
+        names = [_unquote(name.strip()).lower() for name, _ in parts]
+
+        def excluded(m: re.Match) -> str:
+            name = m.group(1).replace('""', '"').lower()
+            return f'"__excluded"."c{lower.index(name)}"' if name in lower else m.group(0)
+
+        exprs = [_EXCLUDED.sub(excluded, expr) for _, expr in parts]
+        held = ", ".join(quote_ident(c) for c in cols)
+        columns = ", ".join(f'? AS "c{k}"' for k in range(len(values)))
+        name = f"{quote_ident(table.schema)}.{quote_ident(table.name)}"
+        try:
+            with self._w_fx_kept():
+                row = self._wconn.execute(
+                    f'WITH "__excluded" AS (SELECT {columns}) SELECT {held}, {", ".join(exprs)} '
+                    f'FROM {name}, "__excluded" WHERE {name}.rowid = ?',
+                    [*values, *apart.tail_args, found[2]]).fetchone()
+        except (sqlite3.Error, SQLError):
+            return None
+        if row is None:
+            return None
+        new = dict(zip(names, row[len(cols):], strict=True))
+        return [new.get(c.lower(), old) for c, old in zip(cols, row[:len(cols)], strict=True)]
 
     def _w_replace(self, plan: Plan, args, zero_is_value: bool = False) -> int | None:
         """REPLACE ... VALUES or ... SELECT (no RETURNING) run a row at a time, as MariaDB runs
@@ -1767,6 +1843,8 @@ class Engine:
     def _w_duplicate_value(self, table: Table, cols: list[str], plan: Plan, args) -> str:
         """The value MySQL names in 1062 ('a-b' for a composite key), found among the statement's
         rows for an INSERT; '?' when it cannot be told."""
+        if plan.upsert and (shown := self._w_duplicate_upserted(table, cols, plan, args)) is not None:
+            return shown
         if plan.selects:
             return self._w_duplicate_selected(table, cols, plan, args)
         if plan.sql.startswith("UPDATE "):
@@ -1832,6 +1910,54 @@ class Engine:
                 return _key_shown(table, cols, new)
             held[row[0]] = new
         return "?"
+
+    @contextlib.contextmanager
+    def _w_fx_kept(self) -> Iterator[None]:
+        """The running statement's counts, warnings and stored rows as they were before the
+        block (an expression read again to name a key, not a row the statement wrote)."""
+        fx = self._wstate.fx
+        if fx is None:
+            yield
+            return
+        changed, unchanged, warned, stored = fx.upserts_changed, fx.upserts_unchanged, len(fx.warnings), dict(fx.stored_rows)
+        try:
+            yield
+        finally:
+            fx.upserts_changed, fx.upserts_unchanged = changed, unchanged
+            del fx.warnings[warned:]
+            fx.stored_rows.clear()
+            fx.stored_rows.update(stored)
+
+    def _w_duplicate_upserted(self, table: Table, cols: list[str], plan: Plan, args) -> str | None:
+        """An INSERT ... ON DUPLICATE KEY UPDATE's value in 1062 where a row's update met the
+        key (`_w_upsert_updated`): its rows run again one at a time (the failed statement left
+        the table as before it), in a savepoint undone after, up to the one that fails; None
+        when a row's own values met it or it cannot be told."""
+        apart = _values_apart(plan, list(args)) if plan.nrows else _select_apart(plan, list(args), table)
+        if apart is None:
+            return None
+        conn, wanted = self._wconn, [c.lower() for c in cols]
+        conn.execute("SAVEPOINT __upserted")
+        try:
+            with self._w_fx_kept():  # (its rows' counts and warnings are not the statement's)
+                rows = apart.rows if apart.select is None else [
+                    (None, [*row, None] if apart.numbered else list(row), None)
+                    for row in self._w_execute(apart.select, apart.select_args).fetchall()]
+                for computed, row_args, _ in rows:
+                    values = self._w_execute(computed, row_args).fetchone() if computed is not None else row_args
+                    try:
+                        self._w_execute(apart.one, [*values, *apart.tail_args])
+                    except sqlite3.IntegrityError as exc:
+                        if [c.lower() for c in _unique_failed(exc) or ()] != wanted:
+                            return None
+                        updated = self._w_upsert_updated(table, apart, values, cols)
+                        return None if updated is None else _key_shown(table, cols, updated)
+        except (sqlite3.Error, SQLError):
+            return None
+        finally:
+            conn.execute("ROLLBACK TO __upserted")
+            conn.execute("RELEASE __upserted")
+        return None
 
     def _w_duplicate_selected(self, table: Table, cols: list[str], plan: Plan, args) -> str:
         """An INSERT ... SELECT's value in 1062: its SELECT read again (the failed statement left
@@ -2402,6 +2528,9 @@ def _unique_failed(exc: BaseException) -> list[str] | None:
 
 _UPDATE_SQL = re.compile(r'UPDATE (?:OR \w+ )?"(?:[^"]|"")*"\."(?:[^"]|"")*" SET (?P<set>.*?)(?: WHERE (?P<where>.*))?$',
                          re.S)
+
+
+_EXCLUDED = re.compile(r'\bexcluded\."((?:[^"]|"")*)"')
 
 
 def _without_quotes(sql: str) -> str:

@@ -1099,6 +1099,9 @@ class Finder:
                 kind = "temporal"  # a date or time's digits: 20240105, 101112
             if inner is not None and inner.column is not None and _unsigned_64(inner.column):
                 kind = ""  # an unsigned 64-bit integer's digits: SIGNED takes its bits
+            if inner is not None and inner.tree is not None and inner.tree[:2] == ("call", "mysql_dec_neg") \
+                    and inner.ints == "l":
+                kind = "negdigits"  # -<a number past BIGINT>: -9223372036854775808 is MariaDB's BIGINT
             operand = inner.emit() if inner is not None else ("tokens", i + 2, k)
             inner_text = printed(inner, self.toks) if inner is not None else "?"
             target_text = "unsigned" if name == "UNSIGNED" else "signed"

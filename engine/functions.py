@@ -1254,6 +1254,16 @@ def cast_int(value: Any, kind: str, unsigned: int) -> int | str | None:
 
 
 _TO_UNSIGNED = ("Note", ER_UNKNOWN_ERROR.code, "Cast to unsigned converted negative integer to it's positive complement")
+_BIGINT_MIN_TEXT = str(-(1 << 63))
+
+
+def _negated_kind(value: Any, kind: str) -> str:
+    """The kind `cast_int` reads a negated number literal past BIGINT as ("negdigits"):
+    -9223372036854775808 is BIGINT's least value to MariaDB (its literal, BIGINT UNSIGNED,
+    negated), an integer; any other a DECIMAL."""
+    if kind != "negdigits":
+        return kind
+    return "lit" if value == _BIGINT_MIN_TEXT else "dec"
 
 
 def cast_int_note(value: Any, kind: str, unsigned: int) -> tuple[str, int, str] | None:
@@ -2644,6 +2654,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
 
     def mysql_cast_int(value: Any, kind: str, unsigned: int) -> int | str | None:
         """CAST(x AS SIGNED / UNSIGNED) (`cast_int`), a string that is no integer warned of."""
+        kind = _negated_kind(value, kind)
         if type(value) is str and kind != "dec" and (warning := values.number_warning(value, "INTEGER")):
             warn(warning)
         if (note := cast_int_note(value, kind, unsigned)) is not None:

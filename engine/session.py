@@ -1158,7 +1158,10 @@ class Session:
                 duplicates = records - affected  # IGNORE's rows left out
             info = f"Records: {records}  Duplicates: {max(duplicates, 0)}  Warnings: {len(self._fx.warnings)}"
         elif plan.counts_rows:
-            info = f"Rows matched: {matched}  Changed: {changed}  Warnings: {len(self._fx.warnings)}"
+            shown = len(self._fx.warnings)
+            if plan.multi is not None and plan.unsafe and self.sql_log_bin:
+                shown -= len(plan.unsafe)  # (MariaDB's multi-table UPDATE says its info before it binlogs)
+            info = f"Rows matched: {matched}  Changed: {changed}  Warnings: {shown}"
         self.row_count = affected
         if returned is not None:  # ... RETURNING: the rows written, as a result set
             self.row_count = -1  # ROW_COUNT() after a result set, as MariaDB's

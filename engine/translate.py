@@ -510,6 +510,10 @@ class Translator:
         self.exact: dict[int, tuple[int, tuple]] = {}  # regions computed exactly (engine.exact): start -> (end, tree)
         self.merged: set[int] = set()  # a UNION's bare column items rewritten (`set_columns`): their first tokens' ids
         self.reads_infoschema = False  # an information_schema view inlined: its columns are declared upper-case
+        # the tables and views a FROM or JOIN names (`emit_table_ref`), and how many of them a
+        # multi-table write's targets are: the tables MariaDB reads, for `unsafe_notes`
+        self.tables_read = 0
+        self.joined_targets = 0
         self.bracket_wrappers: set[int] = set()  # ids of the SELECTs `query_forms` wrapped a member in
         self.kinds: dict[int, bool | str] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
         # literals whose binary-ness the translation read (`exact.string_kind`), kept apart from
@@ -2102,8 +2106,10 @@ class Translator:
         elif self.catalog(schema, table) is None and (view := self.view_of(schema, table)) is not None:
             self.out.append(self.view_sql(view))
             self.name_unless_aliased(i, table)
+            self.tables_read += 1
         else:
             self.out.append(self.table_sql(schema, table))
+            self.tables_read += 1
         # alias
         if i < len(toks) and toks[i].is_word("AS"):
             self.out.append("AS")
@@ -3315,9 +3321,7 @@ class Translator:
         kw.setdefault("sysvars", any((type(a) is tuple and a[0] == "sysvar") or a == USER or a == CURRENT_USER
                                      for a in args))
         if kind == "write":
-            target = self.need_table(*kw["target"]) if self.upsert and kw.get("target") else None
-            keys = sum(index.primary or index.unique for index in target.indexes) if target is not None else 0
-            kw.setdefault("unsafe", unsafe_notes(self.tokens, keys))
+            kw.setdefault("unsafe", self.unsafe(kw))
             kw.setdefault("generated_ignored", tuple(self.generated_ignored))
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand, uses_fraction=self.uses_fraction,
@@ -3327,6 +3331,22 @@ class Translator:
                     literal_kinds=tuple(sorted({**self.kinds, **self.string_kinds}.items())),
                     charset_contexts=self.charset_contexts,
                     introduced=tuple(self.introduced.items()), **kw)
+
+    def unsafe(self, kw: dict) -> tuple[str, ...]:
+        """The notes 1592 of the write `finish` makes a plan of (its keywords `kw`): what the
+        tokens tell (`unsafe_notes`), with what the tables do: an ON DUPLICATE KEY UPDATE
+        target's unique keys, and whether a target with an AUTO_INCREMENT column is written
+        while the statement reads a table (MariaDB's lock types: a table read that no
+        multi-table write's target is, a subquery's or an INSERT ... SELECT's, the target
+        itself in one)."""
+        multi = kw.get("multi")
+        written = [(t.schema, t.name) for t in multi.targets] if multi is not None else \
+            [kw["target"]] if kw.get("target") else []
+        tables = [self.need_table(*target) for target in written]
+        keys = sum(index.primary or index.unique for index in tables[0].indexes) if self.upsert and tables else 0
+        joined = len(written) if multi is not None else self.joined_targets
+        autoinc = self.tables_read > joined and any(table.auto_column is not None for table in tables)
+        return unsafe_notes(self.tokens, keys, selects=bool(kw.get("selects")), autoinc_select=autoinc)
 
     def plan_select(self) -> Plan:
         self.read_hybrids()
@@ -4529,10 +4549,16 @@ class Translator:
         end = self.emit_range(i, len(toks))
         if end != len(toks):
             raise self.error_at(end)
-        if self.clause_at(i, ("ORDER",)) < len(toks):
-            return self.ordered_update(schema, table, prefix_out, prefix_args, up_front)
+        # (UPDATE IGNORE of a table with CHECKs or foreign keys: each row a write of its own, one
+        # refused left as it was, `Engine._w_rows_in_order`)
+        refusing = ignore and bool(table.checks or table.foreign_keys)
+        if self.clause_at(i, ("ORDER",)) < len(toks) or self.clause_at(i, ("LIMIT",)) < len(toks) or refusing:
+            # (without ORDER BY: a scan of the whole table is MariaDB's, in the primary key's order,
+            # never a covering index's SQLite might take to read the rowids)
+            scan = not has_where and self.clause_at(i, ("ORDER",)) == len(toks)
+            return self.ordered_update(schema, table, prefix_out, prefix_args, up_front, scan)
         plan = self.finish("write", target=(schema, table.name), literals_up_front=up_front)
-        if self.uses_rand or any(t.is_word("LIMIT") for t in toks[i:]):
+        if self.uses_rand:
             return plan
         # MySQL counts changed rows: the same UPDATE restricted to rows it changes; both it and
         # the UPDATE of every matched row count the rows matched and changed (`mysql_matched`,
@@ -4571,15 +4597,17 @@ class Translator:
         return not any(t.table.lower() == table.name.lower() and t.event == "UPDATE"
                        for t in self.triggers_in(table.schema))
 
-    def ordered_update(self, schema: str, table: Table, prefix_out: int, prefix_args: int, up_front: bool) -> Plan:
-        """UPDATE ... ORDER BY ... [LIMIT ...] (its SET emitted up to `prefix_out` / `prefix_args`,
-        its WHERE, ORDER BY and LIMIT after): the rows it matches chosen in the ORDER BY's order
-        (`Plan.row_order`), then each updated alone in that order, as MariaDB updates them; a
+    def ordered_update(self, schema: str, table: Table, prefix_out: int, prefix_args: int, up_front: bool,
+                       scan: bool = False) -> Plan:
+        """UPDATE ... [ORDER BY ...] [LIMIT ...] (its SET emitted up to `prefix_out` / `prefix_args`,
+        its WHERE, ORDER BY and LIMIT after): the rows it matches chosen in the ORDER BY's order,
+        or the scan's (`Plan.row_order`), then each updated alone in that order, as MariaDB updates them; a
         key shifted row by row (SET id = id + 1 ORDER BY id DESC) never meets the next row's old
         one. Its variants count the rows matched and changed, as the UPDATE's without ORDER BY."""
         out, args = self.out, self.args
         target = out[1] + (" " + out[2] if out[2].startswith("AS ") else "")
-        chosen = " ".join(["SELECT rowid FROM", target, *out[prefix_out:]])
+        order = ", ".join(quote_ident(c) for c in table.primary.columns) if table.primary is not None else "rowid"
+        chosen = " ".join(["SELECT rowid FROM", target, *(["ORDER BY", order] if scan else []), *out[prefix_out:]])
         order_args = args[prefix_args:]
         head, head_args = out[:prefix_out], args[:prefix_args]
         self.out, self.args = head + ["WHERE rowid = ?"], head_args + order_args
@@ -4810,6 +4838,7 @@ class Translator:
         table = self.need_table(schema, name)
         self.out.append(f"DELETE FROM {self.table_sql(schema, table.name)} WHERE rowid IN (SELECT "
                         f"{quote_ident(alias)}.rowid")
+        self.joined_targets = 1  # (its join names it too)
         end = self.emit_range(after, len(toks))
         if end != len(toks):
             raise self.error_at(end)

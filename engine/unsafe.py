@@ -8,12 +8,14 @@ BINLOG_STMT_UNSAFE_* flags): a LIMIT anywhere in the statement (ORDER BY does no
 there); a system variable other than those a QUERY event carries (any @@global one); a system
 function (UUID(), USER(), SYSDATE(), FOUND_ROWS(), GET_LOCK(), ..., RAND() but in an INSERT,
 whose seed the binlog carries); INSERT IGNORE ... SELECT; INSERT ... SELECT ... ON DUPLICATE KEY
-UPDATE; REPLACE ... SELECT; UPDATE IGNORE; ON DUPLICATE KEY UPDATE into a table of more than
-one unique key (the translator counts them). The engine session adds them to the statement's
-warnings only when it logs the statement (sql_log_bin). Not read: the other kinds MariaDB
-decides from the tables (auto-increment columns written after a SELECT of another table, an
-auto-increment column not first in a composite key),
-CREATE TABLE ... SELECT, and LIMIT 0 (MariaDB binlogs no such UPDATE or DELETE).
+UPDATE; a table with an AUTO_INCREMENT column written while the statement reads a table (a
+subquery's, an INSERT ... SELECT's, a join's: the translator tells); REPLACE ... SELECT;
+UPDATE IGNORE; INSERT ... VALUES ... ON DUPLICATE KEY UPDATE into a table of more than one
+unique key (the translator counts them). The ... SELECT kinds are a SELECT source's, not a
+subquery's in VALUES. The engine session adds them to the statement's warnings only when it
+logs the statement (sql_log_bin). CREATE TABLE ... SELECT words its INSERT ... SELECT's notes as
+its own and adds `CREATE_SELECT_AUTOINC` (`server.create_select`). Not read: an auto-increment
+column not first in a composite key, and LIMIT 0 (MariaDB binlogs no such UPDATE or DELETE).
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ _INSERT_IGNORE_SELECT = ("INSERT IGNORE... SELECT is unsafe because the order in
                          f"SELECT determines which (if any) rows are ignored. {_ORDER}")
 _INSERT_SELECT_UPDATE = ("INSERT... SELECT... ON DUPLICATE KEY UPDATE is unsafe because the order in which rows are "
                          f"retrieved by the SELECT determines which (if any) rows are updated. {_ORDER}")
+_WRITE_AUTOINC_SELECT = ("Statements writing to a table with an auto-increment column after selecting from another "
+                         "table are unsafe because the order in which rows are retrieved determines what (if any) rows "
+                         f"will be written. {_ORDER}")
 _REPLACE_SELECT = ("REPLACE... SELECT is unsafe because the order in which rows are retrieved by the SELECT "
                    f"determines which (if any) rows are replaced. {_ORDER}")
 _INSERT_TWO_KEYS = "INSERT... ON DUPLICATE KEY UPDATE  on a table with more than one UNIQUE KEY is unsafe"
@@ -55,10 +60,13 @@ _NILADIC = frozenset({"CURRENT_USER", "CURRENT_ROLE"})  # functions also written
 _MODIFIERS = frozenset({"LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "QUICK"})
 
 
-def unsafe_notes(tokens: Sequence[Token], unique_keys: int = 0) -> tuple[str, ...]:
+def unsafe_notes(tokens: Sequence[Token], unique_keys: int = 0, *, selects: bool = False,
+                 autoinc_select: bool = False) -> tuple[str, ...]:
     """The messages of the notes 1592 MariaDB gives for the write `tokens` (see the header);
-    `unique_keys`: the target table's (its primary key counted), an ON DUPLICATE KEY UPDATE's
-    note where it has more than one."""
+    `unique_keys`: the target table's (its primary key counted), an INSERT ... VALUES ... ON
+    DUPLICATE KEY UPDATE's note where it has more than one; `selects`: an INSERT / REPLACE ...
+    SELECT (a subquery in VALUES is none); `autoinc_select`: a table with an AUTO_INCREMENT
+    column written while the statement reads a table."""
     if not tokens:
         return ()
     verb = tokens[0].upper if tokens[0].kind == "word" else ""
@@ -66,7 +74,7 @@ def unsafe_notes(tokens: Sequence[Token], unique_keys: int = 0) -> tuple[str, ..
     while k < len(tokens) and tokens[k].kind == "word" and tokens[k].upper in _MODIFIERS:
         k += 1
     ignore = k < len(tokens) and tokens[k].is_word("IGNORE")
-    limit = selects = upsert = variable = function = False
+    limit = upsert = variable = function = False
     for n, tok in enumerate(tokens):
         if tok.kind == "sysvar":
             variable = variable or _unsafe_variable(tok.text)
@@ -75,8 +83,6 @@ def unsafe_notes(tokens: Sequence[Token], unique_keys: int = 0) -> tuple[str, ..
             call = n + 1 < len(tokens) and tokens[n + 1].kind == "op" and tokens[n + 1].text == "("
             if word == "LIMIT":
                 limit = True
-            elif word == "SELECT":
-                selects = True
             elif word == "DUPLICATE" and tokens[n - 1].is_word("ON"):
                 upsert = True
             elif word in _SYSTEM_FUNCTIONS and (call or word in _NILADIC) or word == "RAND" and call and verb != "INSERT":
@@ -87,10 +93,17 @@ def unsafe_notes(tokens: Sequence[Token], unique_keys: int = 0) -> tuple[str, ..
     if selects and verb == "INSERT":
         notes += [_INSERT_IGNORE_SELECT] if ignore else []
         notes += [_INSERT_SELECT_UPDATE] if upsert else []
+    notes += [_WRITE_AUTOINC_SELECT] if autoinc_select else []
     notes += [_REPLACE_SELECT] if selects and verb == "REPLACE" else []
     notes += [_UPDATE_IGNORE] if ignore and verb == "UPDATE" else []
-    notes += [_INSERT_TWO_KEYS] if upsert and unique_keys > 1 else []
+    notes += [_INSERT_TWO_KEYS] if upsert and unique_keys > 1 and not selects else []
     return tuple(ER_BINLOG_UNSAFE_STATEMENT.format(note) for note in notes)
+
+
+# CREATE TABLE ... SELECT into a table with an AUTO_INCREMENT column: the note MariaDB gives last
+CREATE_SELECT_AUTOINC = ER_BINLOG_UNSAFE_STATEMENT.format(
+    "CREATE TABLE... SELECT...  on a table with an auto-increment column is unsafe because the order in which "
+    f"rows are retrieved by the SELECT determines which (if any) rows are inserted. {_ORDER}")
 
 
 def _unsafe_variable(text: str) -> bool:

@@ -31,8 +31,15 @@ from typing import TYPE_CHECKING, Any
 from engine.coltypes import ColumnType
 from engine.exprtypes import repeated_name
 from engine.lexer import mysql_ident
+from engine.unsafe import CREATE_SELECT_AUTOINC
 from engine.viewcols import expression_ddl
-from protocol.errors import ER_DUP_FIELDNAME, ER_NO_DB_ERROR, ER_TABLE_EXISTS_ERROR, SQLError
+from protocol.errors import (
+    ER_BINLOG_UNSAFE_STATEMENT,
+    ER_DUP_FIELDNAME,
+    ER_NO_DB_ERROR,
+    ER_TABLE_EXISTS_ERROR,
+    SQLError,
+)
 from protocol.messages import OK
 from server.sql import tokenize
 
@@ -165,9 +172,11 @@ async def create_select(session: ClientSession, sql: str) -> Any:
         with contextlib.suppress(SQLError):
             await session.execute(f"DROP TABLE IF EXISTS {target}")
         raise
-    warnings = [(level, code, _as_create(message)) for level, code, message in result.warnings]
+    table = es.engine.table(schema, name)
+    warnings = _as_create(list(result.warnings), es.sql_log_bin and table is not None and table.auto_column is not None)
     session.diagnostics = warnings  # (SHOW WARNINGS: an OK's warnings are the statement's own)
-    return OK(result.affected_rows, 0, warnings=len(warnings), info=result.info)
+    info = re.sub(r"Warnings: \d+$", f"Warnings: {len(warnings)}", result.info or "")
+    return OK(result.affected_rows, 0, warnings=len(warnings), info=info)
 
 
 # the INSERT / REPLACE ... SELECT's unsafe-statement notes (1592) as MariaDB words them for a
@@ -176,10 +185,20 @@ _CREATE_NOTES = (("INSERT IGNORE... SELECT is unsafe", "CREATE... IGNORE SELECT 
                  ("REPLACE... SELECT is unsafe", "CREATE... REPLACE SELECT is unsafe"))
 
 
-def _as_create(message: str) -> str:
-    for written, said in _CREATE_NOTES:
-        message = message.replace(written, said)
-    return message
+def _as_create(warnings: list[tuple[str, int, str]], autoinc: bool) -> list[tuple[str, int, str]]:
+    """The INSERT / REPLACE ... SELECT's warnings as MariaDB gives them for the CREATE TABLE ...
+    SELECT: its notes 1592 worded for a CREATE (whose IGNORE / REPLACE ones MariaDB orders after
+    the others), then, for a table with an AUTO_INCREMENT column (`autoinc`, where the
+    statement is binlogged), `CREATE_SELECT_AUTOINC`."""
+    said = []
+    for level, code, message in warnings:
+        for written, create in _CREATE_NOTES:
+            message = message.replace(written, create)
+        said.append((level, code, message))
+    said.sort(key=lambda w: w[1] == ER_BINLOG_UNSAFE_STATEMENT.code and any(c in w[2] for _, c in _CREATE_NOTES))
+    if autoinc:
+        said.append(("Note", ER_BINLOG_UNSAFE_STATEMENT.code, CREATE_SELECT_AUTOINC))
+    return said
 
 
 def _declared(items: list[str]) -> tuple[dict[str, str], list[str]]:

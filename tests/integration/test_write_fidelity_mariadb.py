@@ -13,7 +13,16 @@ errors as SHOW WARNINGS lists them, the rows left):
 - SET [SESSION | GLOBAL] binlog_format: STATEMENT, what this binlog holds, taken (SUPER or BINLOG
   ADMIN, not inside a transaction), ROW and MIXED refused with 1235; a statement written under
   it replays on a MariaDB replica as a statement (its own checksum of its own rows);
-- CAST of a negative integer AS UNSIGNED: MariaDB's note 1105.
+- CAST of a negative integer AS UNSIGNED: MariaDB's note 1105; -9223372036854775808 (the literal
+  9223372036854775808 negated) is BIGINT's least value, an integer, not a DECIMAL;
+- an ON DUPLICATE KEY UPDATE whose update meets another unique key: 1062 naming the key's new
+  value, under IGNORE a warning, the row left as it was and counted neither inserted nor updated;
+- UPDATE ... LIMIT without ORDER BY: "Rows matched / Changed", the rows in the scan's order, a
+  1062 naming the new key; UPDATE IGNORE of rows a CHECK (4025, not matched) or a foreign key
+  (matched, no warning) refuses, left as they were;
+- the note 1592 of a write to a table with an AUTO_INCREMENT column that reads a table (INSERT
+  ... SELECT, a subquery, a join, CREATE TABLE ... SELECT with its own note), and the ... SELECT
+  notes only for a SELECT source.
 """
 
 from __future__ import annotations
@@ -172,6 +181,164 @@ def test_cast_of_a_negative_number_as_unsigned(servers):
     ])
     assert theirs[0][1] == (1, ((18446744073709551615,),), None, 1, (
         ("Note", 1105, "Cast to unsigned converted negative integer to it's positive complement"),))
+
+
+def test_cast_of_bigint_least_value_as_unsigned(servers):
+    theirs = compared(servers, "least", [], [
+        "SELECT CAST(-9223372036854775808 AS UNSIGNED)",
+        "SELECT CONVERT(-9223372036854775808, UNSIGNED), CAST(- 9223372036854775808 AS UNSIGNED INTEGER)",
+        "SELECT CAST(-9223372036854775808 AS UNSIGNED) + 0, CAST(-9223372036854775808 AS SIGNED)",
+        "SELECT CAST(-9223372036854775807 AS UNSIGNED)",
+        "SELECT CAST(-9223372036854775809 AS UNSIGNED)",  # a DECIMAL: 0 and its warning
+        "SELECT CAST(-18446744073709551615 AS UNSIGNED)",
+        "SELECT CAST(9223372036854775808 AS UNSIGNED), CAST(18446744073709551615 AS UNSIGNED)",
+        "SELECT -9223372036854775808, -9223372036854775809",
+    ])
+    assert theirs[0][1] == (1, ((9223372036854775808,),), None, 1, (
+        ("Note", 1105, "Cast to unsigned converted negative integer to it's positive complement"),))
+
+
+ON_ANOTHER_KEY = [
+    "INSERT IGNORE INTO t VALUES (1, 11, 1) ON DUPLICATE KEY UPDATE u = 20",
+    "INSERT IGNORE INTO t VALUES (1, 11, 1), (3, 30, 3) ON DUPLICATE KEY UPDATE u = 20",
+    "INSERT IGNORE INTO t VALUES (3, 31, 3), (1, 11, 1), (4, 40, 4) ON DUPLICATE KEY UPDATE u = u + 10",
+    "INSERT IGNORE INTO t (id, u, n) VALUES (1, 11, 1) ON DUPLICATE KEY UPDATE id = 2",
+    "INSERT IGNORE INTO t VALUES (1, 11, 1) ON DUPLICATE KEY UPDATE u = 20, n = VALUES(n) + 1000",
+    "INSERT IGNORE INTO t SELECT 2, 99, 9 ON DUPLICATE KEY UPDATE u = 10",
+    "INSERT IGNORE INTO a (id, u) VALUES (NULL, 5), (1, 6), (NULL, 7) ON DUPLICATE KEY UPDATE u = 2",
+    "INSERT INTO t VALUES (1, 11, 1) ON DUPLICATE KEY UPDATE u = u + 10",
+    "INSERT INTO t VALUES (5, 50, 5), (1, 11, 1) ON DUPLICATE KEY UPDATE u = 20",
+    "INSERT INTO t SELECT 1, 11, 1 ON DUPLICATE KEY UPDATE u = 50",
+    "INSERT INTO t (id, u) VALUES (1, 11) ON DUPLICATE KEY UPDATE id = id + 1",
+    "INSERT INTO a (id, u) VALUES (NULL, 8), (2, 9) ON DUPLICATE KEY UPDATE u = 1",
+]
+
+
+def test_on_duplicate_key_update_meeting_another_key(servers):
+    theirs = compared(servers, "another", [
+        "CREATE TABLE another.t (id INT PRIMARY KEY, u INT UNIQUE, n INT)",
+        "CREATE TABLE another.a (id INT AUTO_INCREMENT PRIMARY KEY, u INT UNIQUE)",
+        "INSERT INTO another.t VALUES (1, 10, 1), (2, 20, 2)",
+        "INSERT INTO another.a VALUES (1, 1), (2, 2)",
+    ], [*ON_ANOTHER_KEY, "SELECT * FROM t ORDER BY id", "SELECT * FROM a ORDER BY id"])
+    assert theirs[0][1][:2] == (0, ())
+    assert theirs[0][1][4][0] == ("Warning", 1062, "Duplicate entry '20' for key 'u'")
+    assert theirs[7][1] == ("error", 1062, "Duplicate entry '20' for key 'u'")
+
+
+def test_update_limit_without_order_by(servers):
+    theirs = compared(servers, "lim", [
+        "CREATE TABLE lim.k (id INT PRIMARY KEY, u INT UNIQUE, n INT)",
+        "CREATE TABLE lim.e (id INT PRIMARY KEY, k INT UNIQUE, c VARCHAR(5), KEY (c))",
+        "INSERT INTO lim.k VALUES (1, 3, 0), (2, 2, 0), (4, 4, 0)",
+        "INSERT INTO lim.e VALUES (1, 100, 'z'), (2, 500, 'y'), (3, 900, 'x'), (4, 200, 'w')",
+    ], [
+        "UPDATE k SET n = 6 LIMIT 2",
+        "UPDATE k SET n = n LIMIT 2",
+        "UPDATE k SET n = 7 WHERE id > 1 LIMIT 5",
+        "UPDATE IGNORE k SET u = 1 LIMIT 2",  # the scan's first row (id 1) takes it, the next meets it
+        "UPDATE IGNORE k SET u = 5, n = n + 1 LIMIT 3",
+        "SELECT * FROM k ORDER BY id",
+        "UPDATE e SET k = k + 400 LIMIT 3",
+        "UPDATE e SET k = k + 400 LIMIT 1",
+        "UPDATE e SET k = k - 100 LIMIT 4",
+        "SELECT * FROM e ORDER BY id",
+    ])
+    assert theirs[0][1][2] == b"(Rows matched: 2  Changed: 2  Warnings: 1"
+    assert theirs[6][1] == ("error", 1062, "Duplicate entry '500' for key 'k'")
+
+
+def test_update_ignore_of_rows_a_check_or_a_foreign_key_refuses(servers):
+    """UPDATE IGNORE: a row its CHECK refuses is left as it was with warning 4025 and is not
+    matched; a row its foreign key refuses is left as it was, matched, without a warning."""
+    theirs = compared(servers, "refuse", [
+        "CREATE TABLE refuse.p (id INT PRIMARY KEY)",
+        "INSERT INTO refuse.p VALUES (1), (2)",
+        "CREATE TABLE refuse.c (id INT PRIMARY KEY, pid INT, m INT, CHECK (m >= 0),"
+        " FOREIGN KEY (pid) REFERENCES refuse.p (id))",
+        "INSERT INTO refuse.c VALUES (1, 1, 1), (2, 2, 2), (3, 1, 3)",
+    ], [
+        "UPDATE IGNORE c SET pid = 99",
+        "UPDATE IGNORE c SET pid = 99 WHERE id = 1",
+        "UPDATE IGNORE c SET m = -1",
+        "UPDATE IGNORE c SET m = -1 WHERE id > 1",
+        "UPDATE IGNORE c SET m = 7, pid = 99 WHERE id < 3",
+        "UPDATE IGNORE c SET m = IF(id = 2, -1, 8)",
+        "UPDATE IGNORE c SET pid = IF(id = 3, 2, 99), m = m + 1",
+        "SELECT * FROM c ORDER BY id",
+        "UPDATE c SET m = -1 WHERE id = 1",
+        "UPDATE c SET pid = 99 WHERE id = 1",
+    ])
+    assert theirs[2][1][2] == b"(Rows matched: 0  Changed: 0  Warnings: 4"
+    assert theirs[0][1][2] == b"(Rows matched: 3  Changed: 0  Warnings: 1"
+
+
+def test_write_of_an_auto_increment_table_that_reads_a_table(servers):
+    theirs = compared(servers, "autosel", [
+        "CREATE TABLE autosel.a (id INT AUTO_INCREMENT PRIMARY KEY, n INT)",
+        "CREATE TABLE autosel.src (n INT)",
+        "CREATE TABLE autosel.plain (id INT PRIMARY KEY, n INT)",
+        "CREATE VIEW autosel.v AS SELECT n FROM autosel.src",
+        "INSERT INTO autosel.src VALUES (1), (2)",
+    ], [
+        "INSERT INTO a (n) SELECT n FROM src",
+        "INSERT INTO a (n) SELECT n FROM a",
+        "INSERT INTO a (n) SELECT n FROM src WHERE 0",
+        "INSERT INTO a (n) SELECT n FROM v",
+        "INSERT INTO a (n) SELECT 5",
+        "INSERT INTO a (n) SELECT n FROM (SELECT 1 AS n) x",
+        "INSERT INTO a (n) VALUES (1), (2)",
+        "INSERT INTO a VALUES (NULL, (SELECT MAX(n) FROM src))",
+        "INSERT INTO a SET n = (SELECT 1 FROM src LIMIT 1)",
+        "INSERT IGNORE INTO a (n) SELECT n FROM src",
+        "INSERT IGNORE INTO a (n) VALUES ((SELECT MAX(n) FROM src))",
+        "INSERT INTO a (n) SELECT n FROM src ON DUPLICATE KEY UPDATE n = 1",
+        "INSERT INTO a (n) VALUES (1) ON DUPLICATE KEY UPDATE n = (SELECT MAX(n) FROM src)",
+        "INSERT INTO plain (id, n) VALUES (50, 1) ON DUPLICATE KEY UPDATE n = (SELECT MAX(n) FROM src)",
+        "REPLACE INTO a (n) SELECT n FROM src",
+        "REPLACE INTO a (n) VALUES ((SELECT MAX(n) FROM src))",
+        "INSERT INTO plain SELECT id, n FROM a",
+        "UPDATE a SET n = n + 1",
+        "UPDATE a SET n = 1 WHERE id IN (SELECT n FROM src)",
+        "UPDATE a SET n = (SELECT MAX(n) FROM src) LIMIT 1",
+        "UPDATE a JOIN src ON a.n = src.n SET a.n = 3",
+        "UPDATE IGNORE a JOIN src ON a.n = src.n SET a.n = 3",
+        "UPDATE src JOIN a ON a.n = src.n SET src.n = 3",
+        "UPDATE a JOIN plain ON a.n = plain.n SET a.n = 3, plain.n = 4",
+        "DELETE FROM a WHERE id = (SELECT MAX(n) FROM src)",
+        "DELETE a FROM a JOIN src ON a.n = src.n",
+        "CREATE TABLE b (id INT AUTO_INCREMENT PRIMARY KEY, n INT) SELECT n FROM src",
+        "CREATE TABLE b2 (id INT AUTO_INCREMENT PRIMARY KEY, n INT) SELECT 1 AS n",
+        "CREATE TABLE b3 (id INT AUTO_INCREMENT PRIMARY KEY, n INT) IGNORE SELECT n FROM src",
+        "CREATE TABLE b4 (id INT AUTO_INCREMENT PRIMARY KEY, n INT) REPLACE SELECT n FROM src WHERE 0",
+        "CREATE TABLE b5 (m INT) SELECT n FROM src",
+        "SET sql_log_bin = 0",
+        "INSERT INTO a (n) SELECT n FROM src",
+        "CREATE TABLE b6 (id INT AUTO_INCREMENT PRIMARY KEY, n INT) SELECT n FROM src",
+        "SET sql_log_bin = 1",
+        "SELECT COUNT(*), SUM(n) FROM a",
+    ])
+    assert theirs[0][1][4] == (("Note", 1592, "Unsafe statement written to the binary log using statement format "
+                                "since BINLOG_FORMAT = STATEMENT. Statements writing to a table with an auto-increment "
+                                "column after selecting from another table are unsafe because the order in which rows "
+                                "are retrieved determines what (if any) rows will be written. This order cannot be "
+                                "predicted and may differ on master and the slave"),)
+
+
+def test_ignored_updates_and_limits_replay_on_replicas(tmp_path):
+    """An ON DUPLICATE KEY UPDATE left out under IGNORE, an UPDATE ... LIMIT taking the rows in
+    the scan's order: a MariaDB replica and our slave hold the master's rows, as the MariaDB they
+    are compared with does."""
+    setup = ["CREATE DATABASE rep", "CREATE TABLE rep.t (id INT PRIMARY KEY, u INT UNIQUE, n INT)",
+             "INSERT INTO rep.t VALUES (1, 10, 1), (2, 20, 2), (4, 40, 4)"]
+    writes = ["INSERT IGNORE INTO rep.t VALUES (1, 11, 1), (3, 30, 3) ON DUPLICATE KEY UPDATE u = 20",
+              "INSERT IGNORE INTO rep.t VALUES (3, 31, 3), (1, 11, 1) ON DUPLICATE KEY UPDATE u = u + 10",
+              "UPDATE IGNORE rep.t SET u = 99 LIMIT 2", "UPDATE rep.t SET n = n + 10 LIMIT 3"]
+    with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, ours, replicas):
+        for server in (reference, ours):
+            for sql in setup + writes:
+                server.query(sql)
+        assert_same_rows(reference, ours, replicas, "SELECT * FROM rep.t ORDER BY id")
 
 
 ACCOUNTS = [

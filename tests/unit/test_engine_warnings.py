@@ -56,8 +56,8 @@ async def test_an_unsafe_write_notes_1592_only_when_binlogged(db):
     assert (await db.execute("UPDATE IGNORE t SET a = 2 WHERE id = 1")).warnings == ()
 
 
-def notes(sql: str) -> list[str]:
-    return [note.split("STATEMENT. ")[1][:20] for note in unsafe_notes(tokenize(extract(sql)[0]))]
+def notes(sql: str, *keys: int, **tables: bool) -> list[str]:
+    return [note.split("STATEMENT. ")[1][:20] for note in unsafe_notes(tokenize(extract(sql)[0]), *keys, **tables)]
 
 
 def test_unsafe_notes_in_mariadb_order():
@@ -67,9 +67,16 @@ def test_unsafe_notes_in_mariadb_order():
     assert notes("INSERT INTO t VALUES (1, RAND(), @@foreign_key_checks)") == []
     assert notes("REPLACE INTO t VALUES (1, RAND(), @@global.foreign_key_checks)") == [
         "Statement is unsafe ", "Statement is unsafe "]
-    assert notes("INSERT IGNORE INTO t SELECT * FROM u") == ["INSERT IGNORE... SEL"]
-    assert notes("INSERT INTO t SELECT * FROM u ON DUPLICATE KEY UPDATE a = 1") == ["INSERT... SELECT... "]
-    assert notes("REPLACE INTO t SELECT * FROM u") == ["REPLACE... SELECT is"]
+    assert notes("INSERT IGNORE INTO t SELECT * FROM u", selects=True) == ["INSERT IGNORE... SEL"]
+    assert notes("INSERT INTO t SELECT * FROM u ON DUPLICATE KEY UPDATE a = 1", selects=True) == ["INSERT... SELECT... "]
+    assert notes("REPLACE INTO t SELECT * FROM u", selects=True) == ["REPLACE... SELECT is"]
+    # a subquery in VALUES is no SELECT source; a table with AUTO_INCREMENT written reading one
+    assert notes("REPLACE INTO t VALUES ((SELECT MAX(a) FROM u))") == []
+    assert notes("REPLACE INTO t SELECT * FROM u", selects=True, autoinc_select=True) == [
+        "Statements writing t", "REPLACE... SELECT is"]
+    assert notes("INSERT INTO t SELECT * FROM u ON DUPLICATE KEY UPDATE a = 1", 2, selects=True) == [
+        "INSERT... SELECT... "]
+    assert notes("INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE a = 1", 2) == ["INSERT... ON DUPLICA"]
     assert notes("INSERT INTO t (user) VALUES (CURRENT_USER)") == ["Statement is unsafe "]
 
 
