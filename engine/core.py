@@ -153,12 +153,22 @@ import json
 import logging
 import os
 import re
+import secrets
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import autoinc, fixedbin, functions, infoschema, multiwrite, system_schemas, viewcols
+from engine import (
+    autoinc,
+    fixedbin,
+    functions,
+    infoschema,
+    multiwrite,
+    system_schemas,
+    temporary,
+    viewcols,
+)
 from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
 from engine.concurrency import Handover, Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
@@ -291,6 +301,11 @@ class Engine:
         # schema -> its options (CREATE / ALTER DATABASE's); a schema without: the server's
         self.database_options: dict[str, DatabaseOptions] = {}
         self._catalog_version = 0
+        # this open's token in the owners of temporary tables (`engine.temporary`): a table a
+        # session of an earlier open left is nobody's
+        self.open_token = secrets.token_hex(4)
+        # the owners of the catalog's temporary tables, as of a catalog version (`temporary_owners`)
+        self._owners: tuple[int, frozenset[str]] = (-1, frozenset())
         self._plans: dict[tuple, Plan] = {}
         # (translated sql, catalog version) -> what it reads and writes (Session.access)
         self._accesses: dict[tuple[str, int], tuple[tuple, tuple]] = {}
@@ -400,6 +415,7 @@ class Engine:
                 continue
             self._w_attach(name, path)
             metas[name] = self._w_read_meta(name)
+            self._w_drop_temporary(name)
             self._w_evict(ATTACH_LIMIT - 1, keep={name})  # (no transaction is open: any file may go)
             if DROPPED_KEY in metas[name]:
                 del metas[name]
@@ -422,6 +438,25 @@ class Engine:
                        if t in metas and int(metas[t].get(SEQ_KEY, "0")) < self._seq]
             if lagging:
                 self._torn = (lagging, redo["statements"], self._meta)
+
+    def _w_drop_temporary(self, schema: str) -> None:
+        """Drop the temporary tables an earlier open's sessions left in `schema`'s file (none of
+        this open's sessions owns them: `engine.temporary`), with their catalog and counter rows,
+        in one SQLite transaction of their own (the file's meta unchanged: no group's)."""
+        tables = self.catalog.get(schema, {})
+        left = [t.name for t in tables.values() if temporary.is_temporary(t.name)]
+        if not left:
+            return
+        conn, s = self._wconn, quote_ident(schema)
+        conn.execute("BEGIN")
+        for name in left:
+            conn.execute(f"DROP TABLE IF EXISTS {s}.{quote_ident(name)}")
+            conn.execute(f"DELETE FROM {s}.{CATALOG_TABLE} WHERE name = ?", (name,))
+            conn.execute(f"DELETE FROM {s}.{AUTOINC_TABLE} WHERE name = ?", (name.lower(),))
+        conn.execute("COMMIT")
+        self._forget_counters(schema, {name.lower() for name in left})
+        self.catalog = {**self.catalog, schema: {k: t for k, t in tables.items() if not temporary.is_temporary(t.name)}}
+        self._catalog_version += 1
 
     def _w_close(self) -> None:
         if self._wconn_ is not None:
@@ -617,12 +652,36 @@ class Engine:
         """The tables information_schema lists in `schema`: a database's made here, a system
         database's its own (`system_schemas.listed_tables`)."""
         if schema in self.schemas:
-            return list(self.catalog.get(schema, {}).values())
+            return [t for t in self.catalog.get(schema, {}).values() if not temporary.is_temporary(t.name)]
         return system_schemas.listed_tables(schema)
 
     def table(self, schema: str, name: str) -> Table | None:
         tables = self.catalog.get(schema)
         return None if tables is None else tables.get(name.lower())
+
+    def temporary_of(self, owner: str) -> Callable[[str, str], str | None]:
+        """(schema, name) -> the stored name of `owner`'s temporary table `name` in `schema`, or
+        None where it has none."""
+        def stored(schema: str, name: str) -> str | None:
+            found = self.table(schema, temporary.stored_name(owner, name))
+            return None if found is None else found.name
+        return stored
+
+    def resolver(self, owner: str) -> Callable[[str, str], Table | None]:
+        """`table` as `owner`'s session resolves a name: its temporary table first."""
+        def table(schema: str, name: str) -> Table | None:
+            return self.table(schema, temporary.stored_name(owner, name)) or self.table(schema, name)
+        return table
+
+    def temporary_owners(self) -> frozenset[str]:
+        """The owners (`Session.temporary_owner`) of the catalog's temporary tables; read again
+        once per catalog version."""
+        version, owners = self._owners
+        if version != self._catalog_version:
+            owners = frozenset(owner for tables in self.catalog.values() for t in tables.values()
+                               if (owner := temporary.owner_of(t.name)) is not None)
+            self._owners = (self._catalog_version, owners)
+        return owners
 
     def view(self, schema: str, name: str) -> View | None:
         views = self.views.get(schema)
@@ -883,13 +942,17 @@ class Engine:
         self._wconn.execute(f"INSERT INTO {quote_ident(schema)}.{AUTOINC_TABLE} (name, top) VALUES (?, ?) "
                             "ON CONFLICT (name) DO UPDATE SET top = max(top, excluded.top)", (name, top))
 
-    def _forget_counters(self, schema: str) -> None:
-        """Every counter of a dropped database (its file goes, with its AUTOINC_TABLE)."""
+    def _forget_counters(self, schema: str, tables: set[str] | None = None) -> None:
+        """Every counter of a dropped database (its file goes, with its AUTOINC_TABLE), or of its
+        `tables` (lower-case names) only."""
+        def gone(key: tuple[str, str]) -> bool:
+            return key[0] == schema and (tables is None or key[1] in tables)
+
         for data in (self._auto, self._auto_top, self._auto_saved):
-            for key in [k for k in data if k[0] == schema]:
+            for key in [k for k in data if gone(k)]:
                 del data[key]
         for keys in (self._auto_stale, self._auto_dirty, self._auto_reset, self._auto_unsure):
-            keys.difference_update([k for k in keys if k[0] == schema])
+            keys.difference_update([k for k in keys if gone(k)])
 
     def _w_top(self, key: tuple[str, str], top: int) -> None:
         """A row of table `key` took or gave id `top`: its persisted counter covers it."""
@@ -1088,6 +1151,8 @@ class Engine:
         try:
             for sql, context, db, *must_find in statements:
                 session._database = db
+                if context is not None and context.thread_id is not None:
+                    session.temporary_owner = f"{self.open_token}r{context.thread_id}"
                 result = await session.execute(sql, context)
                 if must_find and must_find[0] and not result.affected_rows:
                     raise SQLError(ER_KEY_NOT_FOUND, must_find[0])
@@ -2077,14 +2142,19 @@ class Engine:
     # --- planning ----------------------------------------------------------------------------
 
     def plan_for(self, shape: str, database: str | None, params: list[object], visible: Any = None,
-                 live_rows: Callable[[str], list[tuple]] | None = None, mode: int = 0) -> Plan:
+                 live_rows: Callable[[str], list[tuple]] | None = None, mode: int = 0,
+                 owner: str | None = None) -> Plan:
         """The cached translation of `shape`. `visible` (a privilege check's `sees_database(db)`,
         `sees_table(db, t)`, `sees_columns(db, t)`) narrows what information_schema lists;
         `live_rows(view)` gives the rows of information_schema's server views (PROCESSLIST, the
         variables) now; such plans are not cached. `mode`: the session's `results.write_mode`
-        (0, the default sql_mode's, or the plans of another, cached apart)."""
+        (0, the default sql_mode's, or the plans of another, cached apart). `owner`: the asking
+        session's `temporary_owner` while it has temporary tables (its names resolve to them
+        first: its plans are cached apart)."""
         key: tuple = (shape, database, self._catalog_version) if not mode else (
             shape, database, self._catalog_version, mode)
+        if owner is not None:
+            key = (*key, owner)
         plan = self._plans.get(key) if visible is None else None
         if plan is not None and plan.literal_kinds:
             plan, key = self._of_kinds(plan, key, params)
@@ -2093,10 +2163,10 @@ class Engine:
         lowered = shape.lower()
         if infoschema.reads_live(lowered) or (visible is not None and infoschema.NAME in lowered) or (
                 database == infoschema.MYSQL and database not in self.schemas):  # (`user` after USE mysql)
-            return parsing(self._make_plan, shape, database, params, visible, live_rows, mode)
+            return parsing(self._make_plan, shape, database, params, visible, live_rows, mode, owner)
         plan = self._plans.get(key)
         if plan is None:
-            plan = parsing(self._make_plan, shape, database, params, None, None, mode)
+            plan = parsing(self._make_plan, shape, database, params, None, None, mode, owner)
             plan.inline = self._inline(plan)
             for counted in (plan.changed, plan.found):  # (the same rows, counted)
                 if counted is not None:
@@ -2149,7 +2219,8 @@ class Engine:
                        for fk in child.foreign_keys if (fk.ref_schema, fk.ref_table.lower()) == parent)
 
     def _make_plan(self, shape: str, database: str | None, params: list[object], visible: Any = None,
-                   live_rows: Callable[[str], list[tuple]] | None = None, mode: int = 0) -> Plan:
+                   live_rows: Callable[[str], list[tuple]] | None = None, mode: int = 0,
+                   owner: str | None = None) -> Plan:
         tokens = tokenize(shape)
         if not tokens:
             raise SQLError(ER_EMPTY_QUERY)
@@ -2184,16 +2255,19 @@ class Engine:
             raise SQLError(ER_NOT_SUPPORTED_YET, "XA transactions" if first == "XA" else "HANDLER")
         if first == "EXPLAIN":
             return Plan("explain", "", [], cacheable=False)
+        lookup = self.table if owner is None else self.resolver(owner)
         if visible is None:
-            translator = Translator(tokens, shape, database, self.table, set(self.schemas), params,
+            translator = Translator(tokens, shape, database, lookup, set(self.schemas), params,
                                     self.listed_tables, set(self.listed_databases()), live_rows=live_rows)
         else:
             def tables(schema: str, sees=visible.sees_table) -> list[Table]:
                 return [t for t in self.listed_tables(schema) if sees(schema, t.name)]
 
-            translator = Translator(tokens, shape, database, self.table, set(self.schemas), params, tables,
+            translator = Translator(tokens, shape, database, lookup, set(self.schemas), params, tables,
                                     {schema for schema in self.listed_databases() if visible.sees_database(schema)},
                                     lambda schema: tables(schema, visible.sees_columns), live_rows)
+        if owner is not None:
+            translator.temporary = self.temporary_of(owner)
         translator.view_of = self.view
         translator.write_mode = mode
         translator.views_in = lambda schema: list(self.views.get(schema, {}).values())

@@ -810,6 +810,7 @@ class Applier:
             no_auto_value_on_zero=bool(mode & SQL_MODE_NO_AUTO_VALUE_ON_ZERO),
             sql_mode=mode,  # (its strictness: what it stored adjusted is stored so here)
             microseconds=microseconds,
+            thread_id=q.thread_id,  # (whose temporary tables its names find: engine/temporary.py)
         )
 
     # -- LOAD DATA INFILE as its file's events ---------------------------------------------------
