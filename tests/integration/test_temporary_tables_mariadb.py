@@ -3,7 +3,8 @@ temporary `tmp`, one shadowing a base table `t` for its session only, SELECT / I
 DELETE / ALTER / TRUNCATE / SHOW CREATE TABLE / DESCRIBE finding the temporary table first,
 none of them in SHOW TABLES or information_schema.TABLES, DROP TEMPORARY TABLE for temporary
 tables only (1051), CREATE TEMPORARY TABLE ... LIKE and ... AS SELECT, a session's tables gone
-with it. Each step runs on a stock MariaDB and on our master, answers compared. Then the
+with it, and with COM_RESET_CONNECTION / COM_CHANGE_USER. Each step runs on a stock MariaDB and
+on our master, answers compared. Then the
 replication: sessions that fill their temporary tables and copy them into a base table, a
 MariaDB replica and our slave of our master end with the master's rows (each keeps the
 temporary tables per master thread: the Query events' thread id), and the binlog ends each
@@ -19,6 +20,7 @@ from tests.support.mariadb_compare import (
     OUR_SERVER_CHARSET,
     answer_differences,
     assert_same_rows,
+    connector_connection,
     mariadb_and_ours,
     ok_answer,
     reference_ours_and_replicas,
@@ -109,6 +111,42 @@ def test_temporary_tables_as_mariadb(tmp_path):
                 server.query(sql)
         theirs, mine = _steps(reference), _steps(ours)
         assert mine == theirs, answer_differences(theirs, mine)
+
+
+def _restarted(port: int) -> list[tuple]:
+    """A temporary table shadowing `t`, then the session started again: what it reads after."""
+    import mysql.connector
+
+    conn = connector_connection(port, "d")
+    out: list[tuple] = []
+    try:
+        for step in ("CREATE TEMPORARY TABLE t (id INT)", "SELECT * FROM t", "reset", "SELECT * FROM t",
+                     "CREATE TEMPORARY TABLE u (id INT)", "INSERT INTO u VALUES (1)", "change", "SELECT * FROM u"):
+            try:
+                if step == "reset":
+                    conn.cmd_reset_connection()
+                elif step == "change":
+                    conn.cmd_change_user(username="root", password="", database="d")
+                else:
+                    cur = conn.cursor()
+                    cur.execute(step)
+                    out.append((step, [tuple(row) for row in cur.fetchall()] if cur.description else "ok"))
+                    cur.close()
+            except mysql.connector.Error as exc:
+                out.append((step, "error", exc.errno))
+    finally:
+        conn.close()
+    return out
+
+
+def test_session_started_again_ends_its_temporary_tables(tmp_path):
+    with mariadb_and_ours(tmp_path) as (reference, ours):
+        for server in (reference, ours):
+            for sql in SETUP:
+                server.query(sql)
+        theirs, mine = _restarted(reference.port), _restarted(ours.port)
+        assert mine == theirs
+        assert ("SELECT * FROM u", "error", 1146) in mine
 
 
 # two sessions, each with its temporary `tmp` (and one with a temporary `r` shadowing the base
