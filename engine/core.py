@@ -303,7 +303,7 @@ class Engine:
         self._catalog_version = 0
         # this open's token in the owners of temporary tables (`engine.temporary`): a table a
         # session of an earlier open left is nobody's
-        self.open_token = secrets.token_hex(4)
+        self.open_token = secrets.token_hex(temporary.TOKEN_BYTES)
         # the owners of the catalog's temporary tables, as of a catalog version (`temporary_owners`)
         self._owners: tuple[int, frozenset[str]] = (-1, frozenset())
         self._plans: dict[tuple, Plan] = {}
@@ -363,18 +363,24 @@ class Engine:
     # --- lifecycle ---------------------------------------------------------------------------
 
     @classmethod
-    async def open(cls, datadir: Path, *, readers: int = 4, synchronous: str = "FULL") -> Engine:
+    async def open(cls, datadir: Path, *, readers: int = 4, synchronous: str = "FULL",
+                   keep_left_temporary: bool = False) -> Engine:
         """`synchronous="FULL"`: SQLite fsyncs every commit. `"NORMAL"`: SQLite does not, the
         engine does (see "Durability and meta"): every commit is as durable as with FULL,
         except a `commit_group(meta, durable=False)`, whose caller replays it from its own
-        durable log after `meta()` (the binlog) if a power loss undoes it."""
+        durable log after `meta()` (the binlog) if a power loss undoes it.
+        The temporary tables an earlier open's sessions left are dropped, or with
+        `keep_left_temporary` kept for a replay of the binlog's statements that used them
+        (crash recovery: `replay_owner`), until `drop_left_temporary`."""
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
         engine = cls(Path(datadir), readers, synchronous)
         engine.datadir.mkdir(parents=True, exist_ok=True)
         await engine._on_writer(engine._w_open)
         if engine._torn is not None:
-            await engine._repair()
+            await engine._repair()  # (its statements may use the left temporary tables: kept till then)
+        if not keep_left_temporary:
+            await engine.drop_left_temporary()
         return engine
 
     async def close(self) -> None:
@@ -415,7 +421,6 @@ class Engine:
                 continue
             self._w_attach(name, path)
             metas[name] = self._w_read_meta(name)
-            self._w_drop_temporary(name)
             self._w_evict(ATTACH_LIMIT - 1, keep={name})  # (no transaction is open: any file may go)
             if DROPPED_KEY in metas[name]:
                 del metas[name]
@@ -438,25 +443,6 @@ class Engine:
                        if t in metas and int(metas[t].get(SEQ_KEY, "0")) < self._seq]
             if lagging:
                 self._torn = (lagging, redo["statements"], self._meta)
-
-    def _w_drop_temporary(self, schema: str) -> None:
-        """Drop the temporary tables an earlier open's sessions left in `schema`'s file (none of
-        this open's sessions owns them: `engine.temporary`), with their catalog and counter rows,
-        in one SQLite transaction of their own (the file's meta unchanged: no group's)."""
-        tables = self.catalog.get(schema, {})
-        left = [t.name for t in tables.values() if temporary.is_temporary(t.name)]
-        if not left:
-            return
-        conn, s = self._wconn, quote_ident(schema)
-        conn.execute("BEGIN")
-        for name in left:
-            conn.execute(f"DROP TABLE IF EXISTS {s}.{quote_ident(name)}")
-            conn.execute(f"DELETE FROM {s}.{CATALOG_TABLE} WHERE name = ?", (name,))
-            conn.execute(f"DELETE FROM {s}.{AUTOINC_TABLE} WHERE name = ?", (name.lower(),))
-        conn.execute("COMMIT")
-        self._forget_counters(schema, {name.lower() for name in left})
-        self.catalog = {**self.catalog, schema: {k: t for k, t in tables.items() if not temporary.is_temporary(t.name)}}
-        self._catalog_version += 1
 
     def _w_close(self) -> None:
         if self._wconn_ is not None:
@@ -598,17 +584,21 @@ class Engine:
         """The torn group's statements again on the files that missed its commit, committed there
         with the group's meta (`session` holds the writer lock), until every file has it (a
         rerun stopped between files again leaves fewer behind). On failure `_torn` stays."""
+        default_owner = session.temporary_owner
         while self._torn is not None:
             torn, self._torn = self._torn, None
             lagging, statements, meta = torn
             try:
-                for target, db, sql, ts, last_id, seed, insert_id, _is_ddl, *mode in statements:
+                for target, db, sql, ts, last_id, seed, insert_id, _is_ddl, *rest in statements:
                     if target is not None and target not in lagging:
                         continue
                     session._database = db
                     ts, micros = statement_time(ts)
                     context = StatementContext(ts, insert_id, last_id, tuple(seed) if seed else None,
-                                               sql_mode=mode[0] if mode else None, microseconds=micros)
+                                               sql_mode=rest[0] if rest else None, microseconds=micros)
+                    # its session's temporary tables (`_redo_entry`), which the open that repairs
+                    # the group keeps until then (`open`)
+                    session.temporary_owner = rest[1] if len(rest) > 1 else default_owner
                     try:
                         await session.execute(sql, context)
                     except SQLError as exc:
@@ -666,6 +656,17 @@ class Engine:
             found = self.table(schema, temporary.stored_name(owner, name))
             return None if found is None else found.name
         return stored
+
+    def temporary_drops(self, owner: str) -> list[tuple[str, str]]:
+        """What ends `owner`'s temporary tables, as MariaDB binlogs it at a session's end: per
+        database (by name), (database, `temporary.drop_statement` of its tables, the newest
+        first), to run in that database."""
+        drops = []
+        for schema, tables in sorted(self.catalog.items()):
+            names = [temporary.shown_name(t.name) for t in tables.values() if temporary.owner_of(t.name) == owner]
+            if names:
+                drops.append((schema, temporary.drop_statement(names[::-1])))
+        return drops
 
     def resolver(self, owner: str) -> Callable[[str, str], Table | None]:
         """`table` as `owner`'s session resolves a name: its temporary table first."""
@@ -1093,6 +1094,36 @@ class Engine:
         finally:
             self.writer_lock.release()
 
+    async def drop_replicated_temporary(self) -> None:
+        """End every temporary table the replicated master threads made (`_run_replicated`), as
+        MariaDB's replica closes them (Relay_log_info::close_temporary_tables) when the master
+        it applies from has started again (a FORMAT_DESCRIPTION with its creation time) or it is
+        given a new one: each owner's `DROP TEMPORARY TABLE IF EXISTS` per database, committed
+        with the meta as it is (no position moves), binlogged by nobody (MariaDB's replica logs
+        no event for them)."""
+        await self._drop_temporary(o for o in self.temporary_owners() if o.startswith(f"{self.open_token}r"))
+
+    async def drop_left_temporary(self) -> None:
+        """End the temporary tables an earlier open's sessions left, which `open` kept for the
+        replay of crash recovery (`keep_left_temporary`); committed as `drop_replicated_temporary`."""
+        await self._drop_temporary(o for o in self.temporary_owners() if not o.startswith(self.open_token))
+
+    def replay_owner(self, context: StatementContext, replicated: bool, token: str | None = None) -> str:
+        """The owner whose temporary tables a statement of our own binlog (its Query event's
+        thread id and server_id in `context`) used when it first ran: a session of the open
+        `token` (this one's by default), or a replicated master thread of it (`replicated`:
+        log_slave_updates)."""
+        token = self.open_token if token is None else token
+        if replicated:
+            return temporary.replicated_owner(token, context.server_id, context.thread_id or 0)
+        return temporary.client_owner(token, context.thread_id or 0)
+
+    async def _drop_temporary(self, owners: Iterable[str]) -> None:
+        transactions = [[(sql, StatementContext(temporary_owner=owner), schema)]
+                        for owner in sorted(owners) for schema, sql in self.temporary_drops(owner)]
+        if transactions:
+            await self.apply_transactions(transactions, self.meta())
+
     async def replay_group(self, transactions: Sequence[Sequence[ReplicatedStatement]],
                            meta: dict[str, str]) -> None:
         """The master's group commit after `commit_group` failed (its binlog written): discard
@@ -1151,8 +1182,11 @@ class Engine:
         try:
             for sql, context, db, *must_find in statements:
                 session._database = db
-                if context is not None and context.thread_id is not None:
-                    session.temporary_owner = f"{self.open_token}r{context.thread_id}"
+                if context is not None and context.temporary_owner is not None:
+                    session.temporary_owner = context.temporary_owner
+                elif context is not None and context.thread_id is not None:
+                    session.temporary_owner = temporary.replicated_owner(self.open_token, context.server_id,
+                                                                         context.thread_id)
                 result = await session.execute(sql, context)
                 if must_find and must_find[0] and not result.affected_rows:
                     raise SQLError(ER_KEY_NOT_FOUND, must_find[0])
@@ -1257,7 +1291,7 @@ class Engine:
             self._w_fk_after_rollback()
             self._auto_in_rows = False
         # logged for every file (target None): a redo re-runs it with the statements it undoes
-        self._txn_log.append([None, *log, None, False])
+        self._txn_log.append(_redo_entry(None, log, None, False))
 
     def _w_undo_cancelled(self) -> None:
         """Undo the autocommit statement whose session was cancelled while it ran."""
@@ -1399,7 +1433,7 @@ class Engine:
                                    or not plan.sql.startswith("INSERT")):
             self._auto_in_rows = False  # (it may remove rows, or leave ids in none)
         # (a torn group's rerun: its sql_mode last, when not the default's)
-        self._txn_log.append([plan.target[0], *log, first, False] + ([] if sql_mode is None else [sql_mode]))
+        self._txn_log.append(_redo_entry(plan.target[0], log, first, False, sql_mode))
         if plan.auto_dirty:  # (ids the statement's rows gave: the counter and its top from the rows now)
             key = (plan.target[0], plan.target[1].lower())
             table = self.table(*plan.target)
@@ -1932,7 +1966,7 @@ class Engine:
         finally:
             self._w_fk_install()
         target = action.create_schema or action.drop_schema or action.schema
-        self._group_log.append([target, *log, None, True])
+        self._group_log.append(_redo_entry(target, log, None, True))
 
     def _w_ddl_apply(self, action: DdlAction) -> None:
         conn = self._wconn
@@ -2522,6 +2556,20 @@ def _show(v: object) -> str:
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
     return str(v)
+
+
+def _redo_entry(target: str | None, log: tuple, insert_id: int | None, is_ddl: bool,
+                sql_mode: int | None = None) -> list:
+    """A statement of the redo record (`_rerun_torn`): [target file, db, sql, time, LAST_INSERT_ID,
+    RAND seed, INSERT_ID, is DDL], then its sql_mode when not the default's, and the owner of its
+    session's temporary tables when it had any (`log`'s last: `Session.owner`)."""
+    *head, owner = log
+    entry = [target, *head, insert_id, is_ddl]
+    if owner is not None:
+        entry += [sql_mode, owner]
+    elif sql_mode is not None:
+        entry.append(sql_mode)
+    return entry
 
 
 def _public(meta: dict[str, str]) -> dict[str, str]:

@@ -182,7 +182,7 @@ class _Write:
         session, context = self.session, self.context
         forced = context.insert_id if context is not None else None
         stamp = self.timestamp if self.micros is None else [self.timestamp, self.micros]  # `results.statement_time`
-        log = (session._database, self.sql, stamp, self.last_id, self.rand_seed)
+        log = (session._database, self.sql, stamp, self.last_id, self.rand_seed, session.owner())
         return (self.plan, self.args, end, forced, session._fx, session._database, log, *self.modes,
                 context is None or not context.row_image)
 
@@ -196,7 +196,7 @@ class Session:
         self.connection_id = connection_id
         # whose temporary tables the session's names resolve to first (`engine.temporary`): its
         # own; a replicated statement's, its master thread's (`Engine._run_replicated`)
-        self.temporary_owner = f"{engine.open_token}c{connection_id}"
+        self.temporary_owner = temporary.client_owner(engine.open_token, connection_id)
         self._database: str | None = None
         # @@collation_database (and so @@character_set_database): the default database's, taken
         # when it becomes the default (USE) and when this session alters it, the server's without
@@ -379,18 +379,9 @@ class Session:
         return self.engine.table(schema, name) if owner is None else self.engine.resolver(owner)(schema, name)
 
     def temporary_drops(self) -> list[tuple[str, str]]:
-        """What ends the session's temporary tables, as MariaDB binlogs it at a session's end:
-        per database (by name), (database, `temporary.drop_statement` of its tables, the newest
-        first), to run in that database."""
+        """What ends the session's temporary tables (`Engine.temporary_drops`)."""
         owner = self.owner()
-        if owner is None:
-            return []
-        drops = []
-        for schema, tables in sorted(self.engine.catalog.items()):
-            names = [temporary.shown_name(t.name) for t in tables.values() if temporary.owner_of(t.name) == owner]
-            if names:
-                drops.append((schema, temporary.drop_statement(names[::-1])))
-        return drops
+        return [] if owner is None else self.engine.temporary_drops(owner)
 
     def _plan(self, sql: str) -> tuple[Plan, list[object]]:
         """The statement's plan and literals, without running it."""
@@ -1263,7 +1254,7 @@ class Session:
         return self._result()
 
     async def _savepoint_on_writer(self, kind: str, name: str, sql: str, timestamp: int) -> None:
-        log = (self._database, sql, timestamp, None, None)
+        log = (self._database, sql, timestamp, None, None, None)
         await self.engine._on_writer(self.engine._w_savepoint, kind, name, log)
         self._log(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp))
 
@@ -1414,7 +1405,7 @@ class Session:
             action.view_selects = [found for view in action.put_views
                                    if (found := self._view_select(view, timestamp)) is not None]
             sql = action.logged or sql
-            log = (self._database, sql, timestamp, None, None)
+            log = (self._database, sql, timestamp, None, None, self.owner())
             affected = _schema_rows(engine, action)
             await engine._on_writer(engine._w_ddl, action, log)
         except SQLError as exc:

@@ -5,7 +5,9 @@ same database: an ordinary table of the catalog (its columns, keys, SQLite table
 written through the writer as any other. `<owner>` is the session's `Session.temporary_owner`:
 unique among the engine's sessions (a client's connection id, a replicated master thread's id
 on a replica's applier) and among the engine's opens (a random token taken at open), so that no
-two sessions, and no session after a restart, share one. The rules (MariaDB's):
+two sessions, and no session after a restart, share one; a replicated thread's owner holds its
+master's server_id too (`replicated_owner`: a failover's new master reuses thread ids). The
+rules (MariaDB's):
 - the session resolves a table name to its temporary table first (`Session.temporary`): SELECT,
   INSERT, UPDATE, DELETE, ALTER, TRUNCATE, DROP, SHOW CREATE TABLE and DESCRIBE find it before
   a base table of the same name, which CREATE TABLE may still make and which other sessions see;
@@ -15,10 +17,19 @@ two sessions, and no session after a restart, share one. The rules (MariaDB's):
   `DROP /*!40005 TEMPORARY */ TABLE IF EXISTS ...` (`drop_statement`) per database, the newest
   first, binlogged with the session's thread id as MariaDB 10.11 logs it, so a
   replica that keeps them per master thread drops them too; a restart leaves them nobody's (the
-  next open's owners differ), and the next open drops them (`Engine._w_drop_temporary`).
-Not kept (MariaDB's are): a replay of our own binlog (crash recovery, `Engine.replay_group`)
-runs its statements without the sessions' temporary tables; CREATE / DROP TEMPORARY TABLE
-commit the open transaction as other DDL does; RENAME of a temporary table is 1235.
+  next open's owners differ), and the next open drops them (`Engine.drop_left_temporary`), or,
+  on a master, crash recovery after its replay (`Engine.open(keep_left_temporary=True)`);
+- a replica's applier ends every replicated thread's tables when the master started again (the
+  FORMAT_DESCRIPTION of its first binlog has its creation time set; a rotation's has 0) and at a
+  CHANGE MASTER / RESET SLAVE that starts the relay log over (`Engine.drop_replicated_temporary`),
+  binlogging nothing, as MariaDB's Relay_log_info::close_temporary_tables;
+- a replay of our own binlog resolves each statement's names to the temporary tables of the
+  session that ran it (`Engine.replay_owner` from the Query event's thread id): a failed group
+  commit's replay to the live session's, crash recovery's to the ones the crashed open left,
+  in the state the group expects (the engine stands at the group before it).
+Not kept (MariaDB's are): a torn multi-file commit's redo record (`_rerun_torn`) runs its
+statements without the sessions' temporary tables; CREATE / DROP TEMPORARY TABLE commit the
+open transaction as other DDL does; RENAME of a temporary table is 1235.
 """
 
 from __future__ import annotations
@@ -31,6 +42,25 @@ PREFIX = "#sql-temporary-"
 def stored_name(owner: str, name: str) -> str:
     """The catalog's (and SQLite's) name of `owner`'s temporary table `name`."""
     return f"{PREFIX}{owner}-{name}"
+
+
+TOKEN_BYTES = 4  # an open's token: this many random bytes in hex, the first part of every owner
+
+
+def client_owner(open_token: str, connection_id: int) -> str:
+    """The owner of a client session's temporary tables."""
+    return f"{open_token}c{connection_id}"
+
+
+def replicated_owner(open_token: str, server_id: int, thread_id: int) -> str:
+    """The owner of the temporary tables a replica's applier makes for the master thread
+    `thread_id` of the server `server_id` (MariaDB's key: the event's server_id and thread id)."""
+    return f"{open_token}r{server_id}t{thread_id}"
+
+
+def open_token_of(owner: str) -> str:
+    """The token of the open whose session owned `owner`'s tables."""
+    return owner[:2 * TOKEN_BYTES]
 
 
 def is_temporary(name: str) -> bool:

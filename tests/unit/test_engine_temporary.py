@@ -142,3 +142,71 @@ async def test_replicated_per_master_thread(tmp_path):
         await reader.close()
     finally:
         await engine.close()
+
+
+async def test_replicated_per_master_server_and_thread(tmp_path):
+    """The same thread id of two masters (a failover's new master, whose ids collide with the
+    old one's) names two threads: the new master's thread writes the base table, not the old
+    master's temporary one; `drop_replicated_temporary` ends the replicated ones only."""
+    engine = await _engine_with_base(tmp_path / "db")
+
+    def statement(sql: str, server_id: int) -> tuple:
+        return (sql, StatementContext(timestamp=1, thread_id=5, server_id=server_id), "d")
+
+    try:
+        await engine.apply_transactions([[statement("CREATE TEMPORARY TABLE t (id INT PRIMARY KEY, v VARCHAR(10))", 1)]], {})
+        await engine.apply_transactions([[statement("INSERT INTO t VALUES (2, 'old')", 1)],
+                                         [statement("INSERT INTO t VALUES (3, 'new')", 3)]], {})
+        client = _session(engine, 5)
+        await _on(engine, client, "CREATE TEMPORARY TABLE mine (id INT)")
+        reader = _session(engine, 1)
+        assert await _rows(engine, reader, "SELECT * FROM t ORDER BY id") == [(1, "base"), (3, "new")]
+        await engine.drop_replicated_temporary()
+        assert engine.temporary_owners() == {client.temporary_owner}
+        await engine.apply_transactions([[statement("INSERT INTO t VALUES (4, 'old')", 1)]], {})
+        assert await _rows(engine, reader, "SELECT * FROM t ORDER BY id") == [(1, "base"), (3, "new"), (4, "old")]
+        await reader.close()
+        await client.close()
+    finally:
+        await engine.close()
+
+
+async def test_a_torn_group_rerun_reads_the_temporary_table_its_session_had(tmp_path):
+    """A group torn between two files (SQLite committed `a`, not `b`, as after a crash between
+    them) whose statement on `b` read the session's temporary `a.t` (over the base `a.t`): the
+    rerun at open reads the temporary table the crashed open left, then drops it."""
+    datadir = tmp_path / "data"
+    engine = await Engine.open(datadir)
+    s = engine.session(1)
+    for name in ("a", "b"):
+        await s.execute(f"CREATE DATABASE {name}")
+        await s.execute(f"CREATE TABLE {name}.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+    await s.execute("INSERT INTO a.t (v) VALUES (1)")
+    s.database = "a"
+    await s.execute("CREATE TEMPORARY TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+    await s.execute("INSERT INTO t (v) VALUES (5)")
+    async with engine.writer_lock:
+        await engine.commit_group({"g": "1"})
+    await s.execute("BEGIN")
+    await s.execute("INSERT INTO t (v) VALUES (6)")
+    await s.execute("INSERT INTO b.t (v) SELECT v FROM t")
+    await s.execute("COMMIT")
+    before = {p.name: p.read_bytes() for p in datadir.glob("b.sqlite*") if not p.name.endswith("-shm")}
+    async with engine.writer_lock:
+        await engine.commit_group({"g": "2"})
+    await engine.close()
+    for p in datadir.glob("b.sqlite*"):
+        p.unlink()
+    for name, data in before.items():
+        (datadir / name).write_bytes(data)
+
+    engine = await Engine.open(datadir)
+    try:
+        assert engine.repaired == ["b"]
+        reader = engine.session(2)
+        assert await _rows(engine, reader, "SELECT v FROM b.t ORDER BY v") == [(5,), (6,)]
+        assert await _rows(engine, reader, "SELECT v FROM a.t") == [(1,)]
+        assert not engine.temporary_owners()
+        await reader.close()
+    finally:
+        await engine.close()
