@@ -596,3 +596,32 @@ async def test_a_master_that_started_again_ends_its_threads_temporary_tables(tmp
     assert (await engine.session(0).execute("SELECT id FROM d.t")).rows == [(3,)]
     assert not engine.temporary_owners()
     await engine.close()
+
+
+async def test_a_new_master_or_reset_slave_ends_the_replicated_temporary_tables(tmp_path):
+    """CHANGE MASTER TO another master (the relay log starts over) and RESET SLAVE end every
+    replicated thread's temporary tables, as MariaDB's replica closes them; a client session's
+    stay."""
+    from tests.unit.test_slave_gtid import make_replication
+
+    engine = await Engine.open(tmp_path / "db", readers=1)
+    rep = await make_replication(tmp_path, engine)
+    client = engine.session(1)
+    await client.execute("CREATE DATABASE d")
+    client.database = "d"
+    await client.execute("CREATE TEMPORARY TABLE mine (id INT)")
+
+    async def replicated() -> None:
+        await engine.apply_transactions([[("CREATE TEMPORARY TABLE tmp (id INT)", StatementContext(thread_id=4, server_id=1), "d")]], {})
+        assert len(engine.temporary_owners()) == 2
+
+    await replicated()
+    rep.change_master({"host": "h2"})
+    await rep.persist_reset()
+    assert engine.temporary_owners() == {client.temporary_owner}
+    await replicated()
+    rep.reset(False, default_period=30)
+    await rep.persist_reset()
+    assert engine.temporary_owners() == {client.temporary_owner}
+    await client.close()
+    await engine.close()
