@@ -306,6 +306,11 @@ class Engine:
         self.open_token = secrets.token_hex(temporary.TOKEN_BYTES)
         # the owners of the catalog's temporary tables, as of a catalog version (`temporary_owners`)
         self._owners: tuple[int, frozenset[str]] = (-1, frozenset())
+        # False: the catalog holds no temporary table, so no session has one (`Session.owner`,
+        # tested inline on every statement); True: it may hold one. Set wherever a catalog that
+        # may hold one comes in (a file attached, the files' catalogs read again, DDL that
+        # makes one), made exact again when one goes (`_temporary_changed`)
+        self.temporary_any = False
         self._plans: dict[tuple, Plan] = {}
         # (translated sql, catalog version) -> what it reads and writes (Session.access)
         self._accesses: dict[tuple[str, int], tuple[tuple, tuple]] = {}
@@ -495,6 +500,7 @@ class Engine:
         self.catalog = {**self.catalog, name: tables}
         self.schemas = {**self.schemas, name: path}
         self._catalog_version += 1
+        self.temporary_any = self.temporary_any or any(temporary.is_temporary(t.name) for t in tables.values())
         self._w_load_tops(name)
 
     def _w_load_tops(self, schema: str) -> None:
@@ -656,6 +662,11 @@ class Engine:
             found = self.table(schema, temporary.stored_name(owner, name))
             return None if found is None else found.name
         return stored
+
+    def _temporary_changed(self) -> None:
+        """`temporary_any` made exact after the catalog gained or lost a temporary table."""
+        self.temporary_any = any(temporary.is_temporary(t.name) for tables in self.catalog.values()
+                                 for t in tables.values())
 
     def temporary_drops(self, owner: str) -> list[tuple[str, str]]:
         """What ends `owner`'s temporary tables, as MariaDB binlogs it at a session's end: per
@@ -1044,6 +1055,7 @@ class Engine:
             catalog[name] = self._w_read_catalog(name)
         self.catalog = catalog
         self._catalog_version += 1
+        self._temporary_changed()
         self._plans.clear()
         # the counters as the files have them: the group's ids were never committed
         self._auto = {key: top + 1 for key, top in self._auto_saved.items()}
@@ -2069,6 +2081,9 @@ class Engine:
             tables[table.name.lower()] = table
             catalog[table.schema] = tables
         self.catalog = catalog
+        if any(temporary.is_temporary(t.name) for t in action.put) or any(
+                temporary.is_temporary(name) for _, name in action.delete):
+            self._temporary_changed()
         views = {schema: dict(v) for schema, v in self.views.items()}
         for schema, name in action.drop_views:
             views.get(schema, {}).pop(name.lower(), None)

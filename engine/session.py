@@ -182,7 +182,8 @@ class _Write:
         session, context = self.session, self.context
         forced = context.insert_id if context is not None else None
         stamp = self.timestamp if self.micros is None else [self.timestamp, self.micros]  # `results.statement_time`
-        log = (session._database, self.sql, stamp, self.last_id, self.rand_seed, session.owner())
+        log = (session._database, self.sql, stamp, self.last_id, self.rand_seed,
+               session.owner() if session.engine.temporary_any else None)
         return (self.plan, self.args, end, forced, session._fx, session._database, log, *self.modes,
                 context is None or not context.row_image)
 
@@ -369,7 +370,11 @@ class Session:
         return routine
 
     def owner(self) -> str | None:
-        """`temporary_owner` while the session has temporary tables (`Engine.plan_for`'s), else None."""
+        """`temporary_owner` while the session has temporary tables (`Engine.plan_for`'s), else None.
+        The statements' paths test `Engine.temporary_any` inline before they call it (no
+        temporary table anywhere: None, at the cost of one attribute)."""
+        if not self.engine.temporary_any:
+            return None
         owner = self.temporary_owner
         return owner if owner in self.engine.temporary_owners() else None
 
@@ -395,8 +400,9 @@ class Session:
         try:
             expanded = self._expanded(sql)
             shape, params = extract(expanded)
-            plan = self.engine.plan_for(shape, self._database, params, self.visible, self.live_reader,
-                                        self.write_mode, self.owner())
+            engine = self.engine
+            plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader,
+                                   self.write_mode, self.owner() if engine.temporary_any else None)
         except SyntaxError_ as exc:
             raise exc.with_literals(sql) from None
         params, logged = self._charset_literals(plan, params)
@@ -440,7 +446,7 @@ class Session:
             engine._accesses[key] = touched
         reads, writes = touched
         target = plan.target
-        if self.owner() is not None:  # its own temporary tables: no privilege but the one that made them
+        if engine.temporary_any and self.owner() is not None:  # its own temporary tables: no privilege but the one that made them
             reads = tuple(r for r in reads if not temporary.is_temporary(r[1]))
             writes = tuple(w for w in writes if not temporary.is_temporary(w[2]))
             target = None if target is not None and temporary.is_temporary(target[1]) else target
@@ -521,7 +527,8 @@ class Session:
         expanded = self._expanded(sql)
         shape, params = extract(expanded)
         mode = self.write_mode if context is None else write_mode(context.sql_mode)  # (`_write_mode_of`, inline)
-        plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader, mode, self.owner())
+        plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader, mode,
+                               self.owner() if engine.temporary_any else None)
         params, logged = self._charset_literals(plan, params)
         if logged and expanded is not sql:  # (its literals are numbered in the expanded text)
             raise SQLError(ER_NOT_SUPPORTED_YET, "a stored function's call with these literals")

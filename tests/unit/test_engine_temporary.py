@@ -210,3 +210,32 @@ async def test_a_torn_group_rerun_reads_the_temporary_table_its_session_had(tmp_
         await reader.close()
     finally:
         await engine.close()
+
+
+async def test_temporary_any_says_whether_the_catalog_may_hold_one(tmp_path):
+    """`Engine.temporary_any`, which every statement tests before it looks for its session's
+    temporary tables: set when one is made (by a session, a replicated thread, a reopen that
+    keeps the left ones), clear again once none is left."""
+    engine = await _engine_with_base(tmp_path / "db")
+    try:
+        assert not engine.temporary_any
+        s = _session(engine, 1)
+        await _on(engine, s, "CREATE TEMPORARY TABLE x (id INT)")
+        assert engine.temporary_any and await _rows(engine, s, "SELECT COUNT(*) FROM x") == [(0,)]
+        await _on(engine, s, "DROP TEMPORARY TABLE x")
+        assert not engine.temporary_any
+        await engine.apply_transactions([[("CREATE TEMPORARY TABLE t (id INT)", StatementContext(thread_id=3), "d")]], {})
+        assert engine.temporary_any
+        await engine.drop_replicated_temporary()
+        assert not engine.temporary_any
+        await _on(engine, s, "CREATE TEMPORARY TABLE x (id INT)")
+        await s.close()  # (no session end: as a crash leaves it)
+    finally:
+        await engine.close()
+    engine = await Engine.open(tmp_path / "db", keep_left_temporary=True)
+    try:
+        assert engine.temporary_any
+        await engine.drop_left_temporary()
+        assert not engine.temporary_any
+    finally:
+        await engine.close()
