@@ -563,18 +563,21 @@ class BinlogWriter:
         if self.on_size_rotated is not None:
             self.on_size_rotated()
 
-    def format_description(self, flags: int = LOG_EVENT_BINLOG_IN_USE_F) -> bytes:
-        """Our FORMAT_DESCRIPTION_EVENT as written at offset 4 of each new file."""
+    def format_description(self, flags: int = LOG_EVENT_BINLOG_IN_USE_F, created: bool = True) -> bytes:
+        """Our FORMAT_DESCRIPTION_EVENT as written at offset 4 of each new file. Its creation
+        time is 0 in a file a rotation started (`created` False), as MariaDB's: a replica takes
+        one that is set for a master that started, and drops the temporary tables of its threads."""
+        now = int(time.time())
         fd = FormatDescription(
             binlog_version=4,
             server_version=self.server_version,
-            create_timestamp=int(time.time()),
+            create_timestamp=now if created else 0,
             checksum_alg=BINLOG_CHECKSUM_ALG_CRC32 if self.checksum else BINLOG_CHECKSUM_ALG_OFF,
         )
         body = fd.encode()
         end = len(BINLOG_MAGIC) + framed_size(len(body), True)  # an FD always has its CRC32
         return encode_body_event(
-            fd, timestamp=fd.create_timestamp, server_id=self.server_id, log_pos=end, flags=flags,
+            fd, timestamp=now, server_id=self.server_id, log_pos=end, flags=flags,
             checksum=True,
         )
 
@@ -597,7 +600,8 @@ class BinlogWriter:
         """A new file with the magic number, our FD and the `header` events, fsynced with its
         directory: (fd, size). On failure the file is removed and the OSError propagates (the
         index is not touched)."""
-        data = bytearray(BINLOG_MAGIC + self.format_description(LOG_EVENT_BINLOG_IN_USE_F if self.mark_in_use else 0))
+        flags = LOG_EVENT_BINLOG_IN_USE_F if self.mark_in_use else 0
+        data = bytearray(BINLOG_MAGIC + self.format_description(flags, created=previous is None))
         for type_code, body, timestamp, flags in self.header(path.name, previous) if self.header else ():
             data += encode_event(
                 type_code, body, timestamp=timestamp, server_id=self.server_id,

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from engine import checksum, infoschema, system_schemas, triggers
+from engine import checksum, infoschema, system_schemas, temporary, triggers
 from engine.catalog import TokenCursor
 from engine.coltypes import varchar
 from engine.ddl import missing_routine
-from engine.lexer import syntax_error
+from engine.lexer import mysql_ident, syntax_error
 from engine.results import Result, column_types
 from protocol.errors import (
     ER_BAD_DB_ERROR,
@@ -218,7 +218,7 @@ def _maintain(cur: TokenCursor, session: Session, op: str) -> Result | Logged:
     for schema, name in named:
         shown = f"{schema}.{name}"
         engine = session.engine
-        table = engine.table(schema, name)
+        table = session.table(schema, name)
         if table is None and engine.view(schema, name) is not None:
             if op == "check" or views:
                 rows.append((shown, op, "status", "OK"))
@@ -227,7 +227,7 @@ def _maintain(cur: TokenCursor, session: Session, op: str) -> Result | Logged:
         elif table is None:
             failed = SQLError(ER_NO_SUCH_TABLE, schema, name)
         else:
-            shown = f"{table.schema}.{table.name}"
+            shown = f"{table.schema}.{temporary.shown_name(table.name)}"
             answers = _MAINTENANCE_NOTES.get(op, [("status", "OK")])
             if persistent:
                 answers = [("status", "Engine-independent statistics collected"), *answers]
@@ -249,8 +249,9 @@ class Logged:
 
 
 def _tables_and_views(engine: Engine, schema: str) -> list[str]:
-    """A database's table and view names, sorted (SHOW TABLES, SHOW OPEN TABLES)."""
-    return sorted([t.name for t in engine.catalog.get(schema, {}).values()]
+    """A database's table and view names, sorted (SHOW TABLES, SHOW OPEN TABLES); no
+    temporary table (MariaDB 10.11's)."""
+    return sorted([t.name for t in engine.catalog.get(schema, {}).values() if not temporary.is_temporary(t.name)]
                   + [v.name for v in engine.views.get(schema, {}).values()])
 
 
@@ -280,7 +281,7 @@ def _show_create_view(view, session: Session) -> Result:
 
 
 def _table_named(session: Session, schema: str, name: str):
-    table = session.engine.table(schema, name)
+    table = session.table(schema, name)
     if table is None and schema not in session.engine.schemas:
         table = system_schemas.table(schema, name)
     if table is None:
@@ -326,7 +327,7 @@ def _checksum_tables(session: Session, cur: TokenCursor, shape: str) -> checksum
             error = None if known else SQLError(ER_UNKNOWN_TABLE, name, infoschema.NAME)
             tables.append(checksum.TableChecksum(f"{infoschema.NAME}.{name}", value=0 if known else None, error=error))
             continue
-        table = session.engine.table(schema, name)
+        table = session.table(schema, name)
         if table is None:
             wrong = session.engine.view(schema, name) is not None
             error = SQLError(ER_WRONG_OBJECT, schema, name, "BASE TABLE") if wrong else \
@@ -479,13 +480,19 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         if schema is None:
             raise SQLError(ER_NO_DB_ERROR)
         view = engine.view(schema, name)
-        if view is not None:  # SHOW CREATE TABLE of a view: SHOW CREATE VIEW's answer, as MariaDB's
+        stored = engine.temporary_of(session.temporary_owner)(schema, name) if schema in engine.schemas else None
+        if view is not None and stored is None:  # SHOW CREATE TABLE of a view: SHOW CREATE VIEW's answer, as MariaDB's
             return _show_create_view(view, session)
         table = _table_named(session, schema, name)
         if schema not in engine.schemas and schema in system_schemas.OPTIONS:
             raise SQLError(ER_NOT_SUPPORTED_YET, f"SHOW CREATE TABLE of a table in {schema}")
         next_id = engine.next_auto_increment(table) if table.auto_column is not None else None
-        return _shown_create([("Table", 64), ("Create Table", 1024)], (table.name, table.show_create(next_id)), session)
+        text = table.show_create(next_id)
+        if stored is not None:  # the session's temporary table: as its CREATE named it
+            shown = temporary.shown_name(stored)
+            text = text.replace(f"CREATE TABLE {mysql_ident(stored)}", f"CREATE TEMPORARY TABLE {mysql_ident(shown)}", 1)
+            return _shown_create([("Table", 64), ("Create Table", 1024)], (shown, text), session)
+        return _shown_create([("Table", 64), ("Create Table", 1024)], (table.name, text), session)
     if cur.accept("INDEX", "INDEXES", "KEYS"):
         cur.expect("FROM", "IN")
         table = _table(cur, session)

@@ -154,12 +154,22 @@ import json
 import logging
 import os
 import re
+import secrets
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import autoinc, fixedbin, functions, infoschema, multiwrite, system_schemas, viewcols
+from engine import (
+    autoinc,
+    fixedbin,
+    functions,
+    infoschema,
+    multiwrite,
+    system_schemas,
+    temporary,
+    viewcols,
+)
 from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
 from engine.concurrency import Handover, Settle, ThreadLane, WriterLock
 from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
@@ -294,6 +304,16 @@ class Engine:
         # schema -> its options (CREATE / ALTER DATABASE's); a schema without: the server's
         self.database_options: dict[str, DatabaseOptions] = {}
         self._catalog_version = 0
+        # this open's token in the owners of temporary tables (`engine.temporary`): a table a
+        # session of an earlier open left is nobody's
+        self.open_token = secrets.token_hex(temporary.TOKEN_BYTES)
+        # the owners of the catalog's temporary tables, as of a catalog version (`temporary_owners`)
+        self._owners: tuple[int, frozenset[str]] = (-1, frozenset())
+        # False: the catalog holds no temporary table, so no session has one (`Session.owner`,
+        # tested inline on every statement); True: it may hold one. Set wherever a catalog that
+        # may hold one comes in (a file attached, the files' catalogs read again, DDL that
+        # makes one), made exact again when one goes (`_temporary_changed`)
+        self.temporary_any = False
         self._plans: dict[tuple, Plan] = {}
         # (translated sql, catalog version) -> what it reads and writes (Session.access)
         self._accesses: dict[tuple[str, int], tuple[tuple, tuple]] = {}
@@ -351,18 +371,24 @@ class Engine:
     # --- lifecycle ---------------------------------------------------------------------------
 
     @classmethod
-    async def open(cls, datadir: Path, *, readers: int = 4, synchronous: str = "FULL") -> Engine:
+    async def open(cls, datadir: Path, *, readers: int = 4, synchronous: str = "FULL",
+                   keep_left_temporary: bool = False) -> Engine:
         """`synchronous="FULL"`: SQLite fsyncs every commit. `"NORMAL"`: SQLite does not, the
         engine does (see "Durability and meta"): every commit is as durable as with FULL,
         except a `commit_group(meta, durable=False)`, whose caller replays it from its own
-        durable log after `meta()` (the binlog) if a power loss undoes it."""
+        durable log after `meta()` (the binlog) if a power loss undoes it.
+        The temporary tables an earlier open's sessions left are dropped, or with
+        `keep_left_temporary` kept for a replay of the binlog's statements that used them
+        (crash recovery: `replay_owner`), until `drop_left_temporary`."""
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
         engine = cls(Path(datadir), readers, synchronous)
         engine.datadir.mkdir(parents=True, exist_ok=True)
         await engine._on_writer(engine._w_open)
         if engine._torn is not None:
-            await engine._repair()
+            await engine._repair()  # (its statements may use the left temporary tables: kept till then)
+        if not keep_left_temporary:
+            await engine.drop_left_temporary()
         return engine
 
     async def close(self) -> None:
@@ -477,6 +503,7 @@ class Engine:
         self.catalog = {**self.catalog, name: tables}
         self.schemas = {**self.schemas, name: path}
         self._catalog_version += 1
+        self.temporary_any = self.temporary_any or any(temporary.is_temporary(t.name) for t in tables.values())
         self._w_load_tops(name)
 
     def _w_load_tops(self, schema: str) -> None:
@@ -566,17 +593,21 @@ class Engine:
         """The torn group's statements again on the files that missed its commit, committed there
         with the group's meta (`session` holds the writer lock), until every file has it (a
         rerun stopped between files again leaves fewer behind). On failure `_torn` stays."""
+        default_owner = session.temporary_owner
         while self._torn is not None:
             torn, self._torn = self._torn, None
             lagging, statements, meta = torn
             try:
-                for target, db, sql, ts, last_id, seed, insert_id, _is_ddl, *mode in statements:
+                for target, db, sql, ts, last_id, seed, insert_id, _is_ddl, *rest in statements:
                     if target is not None and target not in lagging:
                         continue
                     session._database = db
                     ts, micros = statement_time(ts)
                     context = StatementContext(ts, insert_id, last_id, tuple(seed) if seed else None,
-                                               sql_mode=mode[0] if mode else None, microseconds=micros)
+                                               sql_mode=rest[0] if rest else None, microseconds=micros)
+                    # its session's temporary tables (`_redo_entry`), which the open that repairs
+                    # the group keeps until then (`open`)
+                    session.temporary_owner = rest[1] if len(rest) > 1 else default_owner
                     try:
                         await session.execute(sql, context)
                     except SQLError as exc:
@@ -620,12 +651,52 @@ class Engine:
         """The tables information_schema lists in `schema`: a database's made here, a system
         database's its own (`system_schemas.listed_tables`)."""
         if schema in self.schemas:
-            return list(self.catalog.get(schema, {}).values())
+            return [t for t in self.catalog.get(schema, {}).values() if not temporary.is_temporary(t.name)]
         return system_schemas.listed_tables(schema)
 
     def table(self, schema: str, name: str) -> Table | None:
         tables = self.catalog.get(schema)
         return None if tables is None else tables.get(name.lower())
+
+    def temporary_of(self, owner: str) -> Callable[[str, str], str | None]:
+        """(schema, name) -> the stored name of `owner`'s temporary table `name` in `schema`, or
+        None where it has none."""
+        def stored(schema: str, name: str) -> str | None:
+            found = self.table(schema, temporary.stored_name(owner, name))
+            return None if found is None else found.name
+        return stored
+
+    def _temporary_changed(self) -> None:
+        """`temporary_any` made exact after the catalog gained or lost a temporary table."""
+        self.temporary_any = any(temporary.is_temporary(t.name) for tables in self.catalog.values()
+                                 for t in tables.values())
+
+    def temporary_drops(self, owner: str) -> list[tuple[str, str]]:
+        """What ends `owner`'s temporary tables, as MariaDB binlogs it at a session's end: per
+        database (by name), (database, `temporary.drop_statement` of its tables, the newest
+        first), to run in that database."""
+        drops = []
+        for schema, tables in sorted(self.catalog.items()):
+            names = [temporary.shown_name(t.name) for t in tables.values() if temporary.owner_of(t.name) == owner]
+            if names:
+                drops.append((schema, temporary.drop_statement(names[::-1])))
+        return drops
+
+    def resolver(self, owner: str) -> Callable[[str, str], Table | None]:
+        """`table` as `owner`'s session resolves a name: its temporary table first."""
+        def table(schema: str, name: str) -> Table | None:
+            return self.table(schema, temporary.stored_name(owner, name)) or self.table(schema, name)
+        return table
+
+    def temporary_owners(self) -> frozenset[str]:
+        """The owners (`Session.temporary_owner`) of the catalog's temporary tables; read again
+        once per catalog version."""
+        version, owners = self._owners
+        if version != self._catalog_version:
+            owners = frozenset(owner for tables in self.catalog.values() for t in tables.values()
+                               if (owner := temporary.owner_of(t.name)) is not None)
+            self._owners = (self._catalog_version, owners)
+        return owners
 
     def view(self, schema: str, name: str) -> View | None:
         views = self.views.get(schema)
@@ -886,13 +957,17 @@ class Engine:
         self._wconn.execute(f"INSERT INTO {quote_ident(schema)}.{AUTOINC_TABLE} (name, top) VALUES (?, ?) "
                             "ON CONFLICT (name) DO UPDATE SET top = max(top, excluded.top)", (name, top))
 
-    def _forget_counters(self, schema: str) -> None:
-        """Every counter of a dropped database (its file goes, with its AUTOINC_TABLE)."""
+    def _forget_counters(self, schema: str, tables: set[str] | None = None) -> None:
+        """Every counter of a dropped database (its file goes, with its AUTOINC_TABLE), or of its
+        `tables` (lower-case names) only."""
+        def gone(key: tuple[str, str]) -> bool:
+            return key[0] == schema and (tables is None or key[1] in tables)
+
         for data in (self._auto, self._auto_top, self._auto_saved):
-            for key in [k for k in data if k[0] == schema]:
+            for key in [k for k in data if gone(k)]:
                 del data[key]
         for keys in (self._auto_stale, self._auto_dirty, self._auto_reset, self._auto_unsure):
-            keys.difference_update([k for k in keys if k[0] == schema])
+            keys.difference_update([k for k in keys if gone(k)])
 
     def _w_top(self, key: tuple[str, str], top: int) -> None:
         """A row of table `key` took or gave id `top`: its persisted counter covers it."""
@@ -983,6 +1058,7 @@ class Engine:
             catalog[name] = self._w_read_catalog(name)
         self.catalog = catalog
         self._catalog_version += 1
+        self._temporary_changed()
         self._plans.clear()
         # the counters as the files have them: the group's ids were never committed
         self._auto = {key: top + 1 for key, top in self._auto_saved.items()}
@@ -1032,6 +1108,36 @@ class Engine:
             await self._apply_locked(transactions, meta)
         finally:
             self.writer_lock.release()
+
+    async def drop_replicated_temporary(self) -> None:
+        """End every temporary table the replicated master threads made (`_run_replicated`), as
+        MariaDB's replica closes them (Relay_log_info::close_temporary_tables) when the master
+        it applies from has started again (a FORMAT_DESCRIPTION with its creation time) or it is
+        given a new one: each owner's `DROP TEMPORARY TABLE IF EXISTS` per database, committed
+        with the meta as it is (no position moves), binlogged by nobody (MariaDB's replica logs
+        no event for them)."""
+        await self._drop_temporary(o for o in self.temporary_owners() if o.startswith(f"{self.open_token}r"))
+
+    async def drop_left_temporary(self) -> None:
+        """End the temporary tables an earlier open's sessions left, which `open` kept for the
+        replay of crash recovery (`keep_left_temporary`); committed as `drop_replicated_temporary`."""
+        await self._drop_temporary(o for o in self.temporary_owners() if not o.startswith(self.open_token))
+
+    def replay_owner(self, context: StatementContext, replicated: bool, token: str | None = None) -> str:
+        """The owner whose temporary tables a statement of our own binlog (its Query event's
+        thread id and server_id in `context`) used when it first ran: a session of the open
+        `token` (this one's by default), or a replicated master thread of it (`replicated`:
+        log_slave_updates)."""
+        token = self.open_token if token is None else token
+        if replicated:
+            return temporary.replicated_owner(token, context.server_id, context.thread_id or 0)
+        return temporary.client_owner(token, context.thread_id or 0)
+
+    async def _drop_temporary(self, owners: Iterable[str]) -> None:
+        transactions = [[(sql, StatementContext(temporary_owner=owner), schema)]
+                        for owner in sorted(owners) for schema, sql in self.temporary_drops(owner)]
+        if transactions:
+            await self.apply_transactions(transactions, self.meta())
 
     async def replay_group(self, transactions: Sequence[Sequence[ReplicatedStatement]],
                            meta: dict[str, str]) -> None:
@@ -1091,6 +1197,11 @@ class Engine:
         try:
             for sql, context, db, *must_find in statements:
                 session._database = db
+                if context is not None and context.temporary_owner is not None:
+                    session.temporary_owner = context.temporary_owner
+                elif context is not None and context.thread_id is not None:
+                    session.temporary_owner = temporary.replicated_owner(self.open_token, context.server_id,
+                                                                         context.thread_id)
                 result = await session.execute(sql, context)
                 if must_find and must_find[0] and not result.affected_rows:
                     raise SQLError(ER_KEY_NOT_FOUND, must_find[0])
@@ -1195,7 +1306,7 @@ class Engine:
             self._w_fk_after_rollback()
             self._auto_in_rows = False
         # logged for every file (target None): a redo re-runs it with the statements it undoes
-        self._txn_log.append([None, *log, None, False])
+        self._txn_log.append(_redo_entry(None, log, None, False))
 
     def _w_undo_cancelled(self) -> None:
         """Undo the autocommit statement whose session was cancelled while it ran."""
@@ -1337,7 +1448,7 @@ class Engine:
                                    or not plan.sql.startswith("INSERT")):
             self._auto_in_rows = False  # (it may remove rows, or leave ids in none)
         # (a torn group's rerun: its sql_mode last, when not the default's)
-        self._txn_log.append([plan.target[0], *log, first, False] + ([] if sql_mode is None else [sql_mode]))
+        self._txn_log.append(_redo_entry(plan.target[0], log, first, False, sql_mode))
         if plan.auto_dirty:  # (ids the statement's rows gave: the counter and its top from the rows now)
             key = (plan.target[0], plan.target[1].lower())
             table = self.table(*plan.target)
@@ -1993,7 +2104,7 @@ class Engine:
         finally:
             self._w_fk_install()
         target = action.create_schema or action.drop_schema or action.schema
-        self._group_log.append([target, *log, None, True])
+        self._group_log.append(_redo_entry(target, log, None, True))
 
     def _w_ddl_apply(self, action: DdlAction) -> None:
         conn = self._wconn
@@ -2096,6 +2207,9 @@ class Engine:
             tables[table.name.lower()] = table
             catalog[table.schema] = tables
         self.catalog = catalog
+        if any(temporary.is_temporary(t.name) for t in action.put) or any(
+                temporary.is_temporary(name) for _, name in action.delete):
+            self._temporary_changed()
         views = {schema: dict(v) for schema, v in self.views.items()}
         for schema, name in action.drop_views:
             views.get(schema, {}).pop(name.lower(), None)
@@ -2203,14 +2317,19 @@ class Engine:
     # --- planning ----------------------------------------------------------------------------
 
     def plan_for(self, shape: str, database: str | None, params: list[object], visible: Any = None,
-                 live_rows: Callable[[str], list[tuple]] | None = None, mode: int = 0) -> Plan:
+                 live_rows: Callable[[str], list[tuple]] | None = None, mode: int = 0,
+                 owner: str | None = None) -> Plan:
         """The cached translation of `shape`. `visible` (a privilege check's `sees_database(db)`,
         `sees_table(db, t)`, `sees_columns(db, t)`) narrows what information_schema lists;
         `live_rows(view)` gives the rows of information_schema's server views (PROCESSLIST, the
         variables) now; such plans are not cached. `mode`: the session's `results.write_mode`
-        (0, the default sql_mode's, or the plans of another, cached apart)."""
+        (0, the default sql_mode's, or the plans of another, cached apart). `owner`: the asking
+        session's `temporary_owner` while it has temporary tables (its names resolve to them
+        first: its plans are cached apart)."""
         key: tuple = (shape, database, self._catalog_version) if not mode else (
             shape, database, self._catalog_version, mode)
+        if owner is not None:
+            key = (*key, owner)
         plan = self._plans.get(key) if visible is None else None
         if plan is not None and plan.literal_kinds:
             plan, key = self._of_kinds(plan, key, params)
@@ -2219,10 +2338,10 @@ class Engine:
         lowered = shape.lower()
         if infoschema.reads_live(lowered) or (visible is not None and infoschema.NAME in lowered) or (
                 database == infoschema.MYSQL and database not in self.schemas):  # (`user` after USE mysql)
-            return parsing(self._make_plan, shape, database, params, visible, live_rows, mode)
+            return parsing(self._make_plan, shape, database, params, visible, live_rows, mode, owner)
         plan = self._plans.get(key)
         if plan is None:
-            plan = parsing(self._make_plan, shape, database, params, None, None, mode)
+            plan = parsing(self._make_plan, shape, database, params, None, None, mode, owner)
             plan.inline = self._inline(plan)
             for counted in (plan.changed, plan.found):  # (the same rows, counted)
                 if counted is not None:
@@ -2275,7 +2394,8 @@ class Engine:
                        for fk in child.foreign_keys if (fk.ref_schema, fk.ref_table.lower()) == parent)
 
     def _make_plan(self, shape: str, database: str | None, params: list[object], visible: Any = None,
-                   live_rows: Callable[[str], list[tuple]] | None = None, mode: int = 0) -> Plan:
+                   live_rows: Callable[[str], list[tuple]] | None = None, mode: int = 0,
+                   owner: str | None = None) -> Plan:
         tokens = tokenize(shape)
         if not tokens:
             raise SQLError(ER_EMPTY_QUERY)
@@ -2310,16 +2430,19 @@ class Engine:
             raise SQLError(ER_NOT_SUPPORTED_YET, "XA transactions" if first == "XA" else "HANDLER")
         if first == "EXPLAIN":
             return Plan("explain", "", [], cacheable=False)
+        lookup = self.table if owner is None else self.resolver(owner)
         if visible is None:
-            translator = Translator(tokens, shape, database, self.table, set(self.schemas), params,
+            translator = Translator(tokens, shape, database, lookup, set(self.schemas), params,
                                     self.listed_tables, set(self.listed_databases()), live_rows=live_rows)
         else:
             def tables(schema: str, sees=visible.sees_table) -> list[Table]:
                 return [t for t in self.listed_tables(schema) if sees(schema, t.name)]
 
-            translator = Translator(tokens, shape, database, self.table, set(self.schemas), params, tables,
+            translator = Translator(tokens, shape, database, lookup, set(self.schemas), params, tables,
                                     {schema for schema in self.listed_databases() if visible.sees_database(schema)},
                                     lambda schema: tables(schema, visible.sees_columns), live_rows)
+        if owner is not None:
+            translator.temporary = self.temporary_of(owner)
         translator.view_of = self.view
         translator.write_mode = mode
         translator.views_in = lambda schema: list(self.views.get(schema, {}).values())
@@ -2577,6 +2700,20 @@ def _show(v: object) -> str:
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
     return str(v)
+
+
+def _redo_entry(target: str | None, log: tuple, insert_id: int | None, is_ddl: bool,
+                sql_mode: int | None = None) -> list:
+    """A statement of the redo record (`_rerun_torn`): [target file, db, sql, time, LAST_INSERT_ID,
+    RAND seed, INSERT_ID, is DDL], then its sql_mode when not the default's, and the owner of its
+    session's temporary tables when it had any (`log`'s last: `Session.owner`)."""
+    *head, owner = log
+    entry = [target, *head, insert_id, is_ddl]
+    if owner is not None:
+        entry += [sql_mode, owner]
+    elif sql_mode is not None:
+        entry.append(sql_mode)
+    return entry
 
 
 def _public(meta: dict[str, str]) -> dict[str, str]:

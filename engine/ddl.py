@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from engine import fixedbin, routines, system_schemas, triggers, values
+from engine import fixedbin, routines, system_schemas, temporary, triggers, values
 from engine.catalog import (
     BLOB_TYPES,
     CHAR_TYPES,
@@ -367,10 +367,15 @@ class DdlParser:
         self.counter_set = False  # an ALTER TABLE's AUTO_INCREMENT = n: the counter set again
         self.algorithm: str | None = None  # an ALTER TABLE's ALGORITHM = ..., its last
         self.order_by: list[tuple[str, bool]] | None = None  # an ALTER TABLE's ORDER BY: (column, DESC)
+        # (schema, name) -> the stored name of the session's temporary table `name`, None where it
+        # has none; name -> the stored name of a temporary table it makes (`engine.temporary`)
+        self.temporary: Callable[[str, str], str | None] = lambda schema, name: None
+        self.temporary_name: Callable[[str], str] | None = None
 
-    def table_name(self, written: bool = True) -> tuple[str, str]:
+    def table_name(self, written: bool = True, resolve: bool = True) -> tuple[str, str]:
         """The [schema.]name named next; `written`: a table or view the statement makes, changes
-        or drops, which cannot be one of a system database's (`system_schemas`: 1235)."""
+        or drops, which cannot be one of a system database's (`system_schemas`: 1235);
+        `resolve`: an existing table's, the session's temporary table's stored name first."""
         schema, name = self.cur.qualified()
         if schema is None:
             if self.database is None:
@@ -378,7 +383,7 @@ class DdlParser:
             schema = self.database
         if written and schema in system_schemas.OPTIONS and schema not in self.schemas:
             raise SQLError(ER_NOT_SUPPORTED_YET, f"changing the tables of the {schema} database")
-        return schema, name
+        return schema, (resolve and self.temporary(schema, name)) or name
 
     def existing(self, schema: str, name: str) -> Table:
         table = self.catalog(schema, name)
@@ -407,9 +412,9 @@ class DdlParser:
                 return self.create_view(options, replace=replace, alter=False)
             if cur.accept("DATABASE", "SCHEMA"):
                 return self.create_database()
-            cur.accept("TEMPORARY")
+            made_temporary = cur.accept("TEMPORARY")
             if cur.accept("TABLE"):
-                return self.create_table()
+                return self.create_table(made_temporary)
             if cur.accept("SEQUENCE"):
                 raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE SEQUENCE")
             unique = cur.accept("UNIQUE")
@@ -425,9 +430,9 @@ class DdlParser:
                 return self.drop_routine(cur.next().upper)
             if cur.accept("VIEW"):
                 return self.drop_view()
-            cur.accept("TEMPORARY")
+            only_temporary = cur.accept("TEMPORARY")
             if cur.accept("TABLE", "TABLES"):
-                return self.drop_table()
+                return self.drop_table(only_temporary)
             if cur.accept("INDEX"):
                 if_exists = cur.accept_words("IF", "EXISTS")
                 name = cur.ident()
@@ -674,12 +679,17 @@ class DdlParser:
 
     # --- tables ----------------------------------------------------------------------------
 
-    def create_table(self) -> DdlAction:
+    def create_table(self, made_temporary: bool = False) -> DdlAction:
+        """CREATE [TEMPORARY] TABLE: a temporary table under its stored name (`engine.temporary`),
+        whatever base table has its name."""
         cur = self.cur
         if_not_exists = cur.accept_words("IF", "NOT", "EXISTS")
-        schema, name = self.table_name()
+        schema, written = self.table_name(resolve=False)
         if schema not in self.schemas:
             raise SQLError(ER_BAD_DB_ERROR, schema)
+        if made_temporary and self.temporary_name is None:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE TEMPORARY TABLE here")
+        name = self.temporary_name(written) if made_temporary and self.temporary_name is not None else written
         if cur.peek() is not None and (cur.peek().is_word("AS", "SELECT") or (
                 cur.peek().text == "(" and cur.peek(1) is not None and cur.peek(1).is_word("SELECT"))):
             raise SQLError(ER_NOT_SUPPORTED_YET, "CREATE TABLE ... SELECT")
@@ -712,10 +722,12 @@ class DdlParser:
             for col in columns:
                 table.define_charset(col)
         self.done(DdlAction(schema))
-        if self.catalog(schema, name) is not None or self.view_of(schema, name) is not None:
+        if self.catalog(schema, name) is not None or (not made_temporary and self.view_of(schema, name) is not None):
             if if_not_exists:
-                return DdlAction(schema, noop=True, notes=[SQLError(ER_TABLE_EXISTS_ERROR, name)])
-            raise SQLError(ER_TABLE_EXISTS_ERROR, name)
+                return DdlAction(schema, noop=True, notes=[SQLError(ER_TABLE_EXISTS_ERROR, written)])
+            raise SQLError(ER_TABLE_EXISTS_ERROR, written)
+        if made_temporary and table.foreign_keys:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "FOREIGN KEY in a temporary table")
         self.name_indexes(table)
         primary_not_null(table)
         order_indexes(table)
@@ -871,9 +883,12 @@ class DdlParser:
         self.done(DdlAction(names[0][0]))
         return if_exists, names
 
-    def drop_table(self) -> DdlAction:
+    def drop_table(self, only_temporary: bool = False) -> DdlAction:
+        """DROP [TEMPORARY] TABLE: a name the session's temporary table first; with TEMPORARY
+        only those (1051 for another name, as MariaDB's)."""
         if_exists, names = self.drop_names()
-        missing = [f"{s}.{n}" for s, n in names if self.catalog(s, n) is None]
+        missing = [f"{s}.{n}" for s, n in names if self.catalog(s, n) is None or (
+            only_temporary and not temporary.is_temporary(n))]
         if missing and not if_exists:
             raise SQLError(ER_BAD_TABLE_ERROR, ",".join(missing))
         action = DdlAction(names[0][0], notes=[SQLError(ER_BAD_TABLE_ERROR, ",".join(missing))] if missing else [])
@@ -885,7 +900,7 @@ class DdlParser:
                     raise SQLError(ER_ROW_IS_REFERENCED_TABLE)
         for schema, name in names:
             table = self.catalog(schema, name)
-            if table is None:
+            if table is None or (only_temporary and not temporary.is_temporary(name)):
                 continue
             action.sql.append(f"DROP TABLE {quote_ident(schema)}.{quote_ident(table.name)}")
             action.delete.append((schema, table.name))
@@ -940,7 +955,7 @@ class DdlParser:
         """CREATE [OR REPLACE] / ALTER ... VIEW v [(cols)] AS SELECT ...: the SELECT is kept as
         MySQL text with its literals written out; it is translated where the view is read."""
         cur = self.cur
-        schema, name = self.table_name()
+        schema, name = self.table_name(resolve=False)
         if self.catalog(schema, name) is not None:
             raise SQLError(ER_TABLE_EXISTS_ERROR, name) if not alter else SQLError(
                 ER_WRONG_OBJECT, schema, name, "VIEW")
@@ -1032,6 +1047,8 @@ class DdlParser:
         table_schema, table_name = self.cur.qualified()
         if (table_schema or schema).lower() == "mysql":
             raise SQLError(ER_NO_TRIGGERS_ON_SYSTEM_SCHEMA)
+        if self.temporary(table_schema or schema, table_name) is not None:
+            raise SQLError(ER_TRG_ON_VIEW_OR_TEMP_TABLE, table_name)
         cur.expect("FOR")
         cur.expect("EACH")
         cur.expect("ROW")
@@ -1125,8 +1142,10 @@ class DdlParser:
 
         while True:
             schema, name = self.table_name()
+            if temporary.is_temporary(name):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "RENAME TABLE of a temporary table")
             cur.expect("TO")
-            new_schema, new_name = self.table_name()
+            new_schema, new_name = self.table_name(resolve=False)
             old = now(schema, name)
             if old is None:
                 raise SQLError(ER_NO_SUCH_TABLE, schema, name)
@@ -1266,7 +1285,8 @@ class DdlParser:
                 raise SQLError(ER_ALTER_OPERATION_NOT_SUPPORTED, f"ALGORITHM={self.algorithm}", "ALGORITHM=COPY")
             raise SQLError(ER_ALTER_OPERATION_NOT_SUPPORTED_REASON, f"ALGORITHM={self.algorithm}", reason,
                            "ALGORITHM=COPY")
-        if action.records and (reason is not None or self.algorithm == "COPY"):
+        # (a temporary table MariaDB always copies: InnoDB alters none in place)
+        if action.records and (reason is not None or self.algorithm == "COPY" or temporary.is_temporary(old.name)):
             action.copied = (schema, old.name)
         return action
 
@@ -1432,7 +1452,9 @@ class DdlParser:
                 col.name = new_name
                 return
             cur.accept("TO", "AS")
-            schema, new_name = self.table_name()
+            if temporary.is_temporary(table.name):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "ALTER TABLE ... RENAME of a temporary table")
+            schema, new_name = self.table_name(resolve=False)
             table.name = new_name
             return
         # table options (ENGINE=..., AUTO_INCREMENT=..., DEFAULT CHARSET=...)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
+from engine import temporary
 from engine.catalog import Table
 from engine.coltypes import (
     BOOLEAN,
@@ -1756,7 +1757,8 @@ def _origin(alias: str, table: Table, col) -> ColumnType:
     """`col`'s result type, with where it comes from: the table as the statement names it (its
     alias, else its own name), the table, the column."""
     shown = table.name if alias == table.name.lower() else alias
-    return replace(table.result_type(col), origin=(table.schema, shown, table.name, col.name))
+    # (a temporary table's origin: the name its session wrote, as MariaDB's)
+    return replace(table.result_type(col), origin=(table.schema, shown, temporary.shown_name(table.name), col.name))
 
 
 def _computed(ct: ColumnType) -> ColumnType:

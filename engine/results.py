@@ -36,6 +36,13 @@ class StatementContext:
     # a row event's change: the master's triggers' rows come in their own events, so none fire
     # (MariaDB's slave_run_triggers_for_rbr=NO)
     row_image: bool = False
+    # the master's thread that ran it and that master's server_id (its Query event's): its names
+    # resolve to that thread's temporary tables (engine/temporary.py); None: the applier's own
+    thread_id: int | None = None
+    server_id: int = 0
+    # the session whose temporary tables its names find, given outright (`Engine.replay_owner`:
+    # a replay of our own binlog); None: the master thread's above
+    temporary_owner: str | None = None
 
 
 def statement_time(stamp: int | list[int]) -> tuple[int, int | None]:

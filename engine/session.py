@@ -16,6 +16,7 @@ Errors are `SQLError`s with MySQL codes, never sqlite3's."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import re
 import time
@@ -26,9 +27,18 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from engine import charset_literals, coltypes, explain, fixedbin, functions, routines, values
+from engine import (
+    charset_literals,
+    coltypes,
+    explain,
+    fixedbin,
+    functions,
+    routines,
+    temporary,
+    values,
+)
 from engine.admin import AsSelect, Logged, checksum_answer, run_admin
-from engine.catalog import SERVER_COLLATION, TokenCursor, View, mysql_literal, sql_literal
+from engine.catalog import SERVER_COLLATION, Table, TokenCursor, View, mysql_literal, sql_literal
 from engine.checksum import ChecksumTables
 from engine.connections import ATTACH_LIMIT, Snapshot
 from engine.ddl import VIEW_NAME_ERRORS, DdlAction, DdlParser, account_text
@@ -172,7 +182,8 @@ class _Write:
         session, context = self.session, self.context
         forced = context.insert_id if context is not None else None
         stamp = self.timestamp if self.micros is None else [self.timestamp, self.micros]  # `results.statement_time`
-        log = (session._database, self.sql, stamp, self.last_id, self.rand_seed)
+        log = (session._database, self.sql, stamp, self.last_id, self.rand_seed,
+               session.owner() if session.engine.temporary_any else None)
         return (self.plan, self.args, end, forced, session._fx, session._database, log, *self.modes,
                 context is None or not context.row_image)
 
@@ -184,6 +195,9 @@ class Session:
         """`fx`: the functions' state to run on, renewed by the caller (a fresh one when None)."""
         self.engine = engine
         self.connection_id = connection_id
+        # whose temporary tables the session's names resolve to first (`engine.temporary`): its
+        # own; a replicated statement's, its master thread's (`Engine._run_replicated`)
+        self.temporary_owner = temporary.client_owner(engine.open_token, connection_id)
         self._database: str | None = None
         # @@collation_database (and so @@character_set_database): the default database's, taken
         # when it becomes the default (USE) and when this session alters it, the server's without
@@ -355,6 +369,25 @@ class Session:
             raise SQLError(ER_BINLOG_UNSAFE_ROUTINE)
         return routine
 
+    def owner(self) -> str | None:
+        """`temporary_owner` while the session has temporary tables (`Engine.plan_for`'s), else None.
+        The statements' paths test `Engine.temporary_any` inline before they call it (no
+        temporary table anywhere: None, at the cost of one attribute)."""
+        if not self.engine.temporary_any:
+            return None
+        owner = self.temporary_owner
+        return owner if owner in self.engine.temporary_owners() else None
+
+    def table(self, schema: str, name: str) -> Table | None:
+        """The table `name` of `schema` as the session resolves it: its temporary one first."""
+        owner = self.owner()
+        return self.engine.table(schema, name) if owner is None else self.engine.resolver(owner)(schema, name)
+
+    def temporary_drops(self) -> list[tuple[str, str]]:
+        """What ends the session's temporary tables (`Engine.temporary_drops`)."""
+        owner = self.owner()
+        return [] if owner is None else self.engine.temporary_drops(owner)
+
     def _plan(self, sql: str) -> tuple[Plan, list[object]]:
         """The statement's plan and literals, without running it."""
         plan, params, _, _ = self._planned(sql)
@@ -367,8 +400,9 @@ class Session:
         try:
             expanded = self._expanded(sql)
             shape, params = extract(expanded)
-            plan = self.engine.plan_for(shape, self._database, params, self.visible, self.live_reader,
-                                        self.write_mode)
+            engine = self.engine
+            plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader,
+                                   self.write_mode, self.owner() if engine.temporary_any else None)
         except SyntaxError_ as exc:
             raise exc.with_literals(sql) from None
         params, logged = self._charset_literals(plan, params)
@@ -411,7 +445,12 @@ class Session:
                 engine._accesses.clear()
             engine._accesses[key] = touched
         reads, writes = touched
-        return Access(plan.kind, plan.target, reads, writes, plan.locking, plan.upsert)
+        target = plan.target
+        if engine.temporary_any and self.owner() is not None:  # its own temporary tables: no privilege but the one that made them
+            reads = tuple(r for r in reads if not temporary.is_temporary(r[1]))
+            writes = tuple(w for w in writes if not temporary.is_temporary(w[2]))
+            target = None if target is not None and temporary.is_temporary(target[1]) else target
+        return Access(plan.kind, target, reads, writes, plan.locking, plan.upsert)
 
     def select_now(self, sql: str) -> Result | None:
         """The Result of `sql` when it is a read without the writer (no lock held, no locking
@@ -501,7 +540,8 @@ class Session:
         expanded = self._expanded(sql)
         shape, params = extract(expanded)
         mode = self.write_mode if context is None else write_mode(context.sql_mode)  # (`_write_mode_of`, inline)
-        plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader, mode)
+        plan = engine.plan_for(shape, self._database, params, self.visible, self.live_reader, mode,
+                               self.owner() if engine.temporary_any else None)
         params, logged = self._charset_literals(plan, params)
         if logged and expanded is not sql:  # (its literals are numbered in the expanded text)
             raise SQLError(ER_NOT_SUPPORTED_YET, "a stored function's call with these literals")
@@ -538,7 +578,8 @@ class Session:
         if kind == "explain":
             return await self._explain(expanded, shape, params, context)
         if kind == "do":  # DO expr, ...: the SELECT of them (the same literals), its rows dropped
-            select = engine.plan_for(_do_select(shape), self._database, params, self.visible, self.live_reader)
+            select = engine.plan_for(_do_select(shape), self._database, params, self.visible, self.live_reader,
+                                     owner=self.owner())
             done = await self._select(expanded, select, params, context, lock_reads=False)
             return self._result(warnings=done.warnings)
         return self._result()
@@ -550,7 +591,7 @@ class Session:
         if modifier and modifier.upper() == "EXTENDED":
             raise SQLError(ER_NOT_SUPPORTED_YET, "EXPLAIN EXTENDED")
         inner = _EXPLAIN_PREFIX.sub("", shape, count=1)
-        plan = engine.plan_for(inner, self._database, params, self.visible, self.live_reader)
+        plan = engine.plan_for(inner, self._database, params, self.visible, self.live_reader, owner=self.owner())
         if plan.kind not in ("select", "write"):
             raise syntax_error(inner)
         args = self._args(plan, params, context, self._now(context), sql)
@@ -1038,7 +1079,7 @@ class Session:
         row updated (`results.PER_ROW`)."""
         shape, params = extract(expanded)
         plan = self.engine.plan_for(shape, self._database, params, self.visible, self.live_reader,
-                                    self._write_mode_of(context) | PER_ROW)
+                                    self._write_mode_of(context) | PER_ROW, self.owner())
         params, logged = self._charset_literals(plan, params)
         return plan, params, logged
 
@@ -1236,7 +1277,7 @@ class Session:
         return self._result()
 
     async def _savepoint_on_writer(self, kind: str, name: str, sql: str, timestamp: int) -> None:
-        log = (self._database, sql, timestamp, None, None)
+        log = (self._database, sql, timestamp, None, None, None)
         await self.engine._on_writer(self.engine._w_savepoint, kind, name, log)
         self._log(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp))
 
@@ -1361,6 +1402,8 @@ class Session:
             cur = TokenCursor(tokens, params, sql)
             parser = DdlParser(cur, self._database, engine.table, set(engine.schemas))
             parser.foreign_key_checks = self._fk_checks(context)
+            parser.temporary = engine.temporary_of(self.temporary_owner)
+            parser.temporary_name = functools.partial(temporary.stored_name, self.temporary_owner)
             parser.all_tables = lambda: [t for tables in engine.catalog.values() for t in tables.values()]
             parser.view_of = engine.view
             parser.trigger_of = engine.trigger
@@ -1385,7 +1428,7 @@ class Session:
             action.view_selects = [found for view in action.put_views
                                    if (found := self._view_select(view, timestamp)) is not None]
             sql = action.logged or sql
-            log = (self._database, sql, timestamp, None, None)
+            log = (self._database, sql, timestamp, None, None, self.owner())
             affected = _schema_rows(engine, action)
             await engine._on_writer(engine._w_ddl, action, log)
         except SQLError as exc:

@@ -539,6 +539,10 @@ class Translator:
         self.assigned_vars: dict[str, list[int]] = {}
         self.hybrids: dict[int, bool] | None = None  # `Plan.hybrids` (`read_hybrids`)
         self.raw_params = params  # the statement's literals, hybrids as written (`read_hybrids`)
+        # (schema, name) -> the stored name of the session's temporary table `name` (None: it has
+        # none), which a name read at a table's place stands for (`engine.temporary`)
+        self.temporary: Callable[[str, str], str | None] = lambda schema, name: None
+        self.written_names: dict[str, str] = {}  # a temporary table's stored name -> the name written
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -616,9 +620,18 @@ class Translator:
             raise self.error_at(i)
         if i + 2 < len(toks) and toks[i + 1].text == "." and toks[i + 1].kind == "op" \
                 and toks[i + 2].kind in ("word", "ident"):
-            return i + 3, first.text, toks[i + 2].text
+            return i + 3, first.text, self.stored(first.text, toks[i + 2].text)
         schema, table = self.qualify(None, first.text)
-        return i + 1, schema, table
+        return i + 1, schema, self.stored(schema, table)
+
+    def stored(self, schema: str, name: str) -> str:
+        """`name` as stored: the session's temporary table's name where it has one."""
+        found = self.temporary(schema, name)
+        if found is None:
+            return name
+        self.written_names[found.lower()] = name
+        return found
+
 
     def sub_translator(self, text: str, database: str | None,
                        expanding: tuple[tuple[str, str], ...]) -> tuple[Translator, list[object]]:
@@ -631,6 +644,7 @@ class Translator:
         sub.view_of, sub.views_in, sub.options_of = self.view_of, self.views_in, self.options_of
         sub.triggers_in = self.triggers_in
         sub.routines_in = self.routines_in
+        sub.temporary = self.temporary
         sub.expanding = expanding
         sub.read_hybrids()
         sub.query_forms()
@@ -2119,6 +2133,10 @@ class Translator:
                 toks[i].kind == "word" and toks[i].upper not in NOT_ALIAS)):
             self.out.append(quote_ident(toks[i].text))
             i += 1
+        elif (written := self.written_names.get(table.lower())) is not None:
+            # a temporary table's stored name, aliased as written, so that `name.column` finds it
+            self.out.append("AS")
+            self.out.append(quote_ident(written))
         # index hints: {USE|FORCE|IGNORE} {INDEX|KEY} [FOR ...] (list)
         while i + 1 < len(toks) and toks[i].is_word("USE", "FORCE", "IGNORE") and toks[i + 1].is_word("INDEX", "KEY"):
             i += 2

@@ -1016,7 +1016,8 @@ class GroupCommit:
         while True:
             attempts += 1
             try:
-                transactions = await self.run_io(_read_group, self.writer.directory, start, end)
+                transactions = await self.run_io(_read_group, self.writer.directory, start, end,
+                                                 self.engine.replay_owner)
                 await self.engine.replay_group(transactions, meta)
             except Exception as exc:
                 if self._closed:
@@ -1050,12 +1051,17 @@ def write_error(log_name: str, exc: BaseException) -> SQLError:
     return SQLError(ER_UNKNOWN_ERROR, f"Error writing to binlog: {exc}")
 
 
-def _read_group(directory: Path, start: BinlogPosition, end: BinlogPosition) -> list[list[Any]]:
-    """The transactions of the group [start, end) of one binlog file, as `replay_group` runs them."""
+def _read_group(directory: Path, start: BinlogPosition, end: BinlogPosition,
+                owner: Callable[[Any, bool], str]) -> list[list[Any]]:
+    """The transactions of the group [start, end) of one binlog file, as `replay_group` runs them:
+    each statement with the temporary tables of the session that ran it (`owner`:
+    `Engine.replay_owner`, this open's sessions, which still have them)."""
     transactions = []
     for txn in read_transactions(directory, [start.file], start, end):
         if txn.end is None:
             raise OSError(errno.EIO, f"the group {start} to {end} is incomplete in the binlog")
+        for _sql, context, _db in txn.statements:
+            context.temporary_owner = owner(context, txn.replicated)
         transactions.append(txn.statements)
     return transactions
 

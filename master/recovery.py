@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +81,7 @@ from binlog.reader import (
     torn_tail,
     truncate_torn_tail,
 )
+from engine import temporary
 from engine.results import StatementContext
 from protocol.events import (
     FL_STANDALONE,
@@ -249,6 +251,7 @@ def read_transactions(
                     else:
                         context.timestamp = event.header.timestamp
                         _follow_modes(context, body.status_vars)
+                        context.thread_id, context.server_id = body.thread_id, event.header.server_id
                         pending.append((sql, context, db))
                     context = StatementContext()
                 elif " ".join(sql.split(None, 2)[:2]).upper().startswith(_USER_STATEMENTS):
@@ -259,6 +262,7 @@ def read_transactions(
                 else:  # DDL: its own transaction
                     context.timestamp = event.header.timestamp
                     _follow_modes(context, body.status_vars)
+                    context.thread_id, context.server_id = body.thread_id, event.header.server_id
                     yield BinlogTransaction([(sql, context, db)], _lone_start(standalone, pending_start, name, offset),
                                             end, replicated)
                     context = StatementContext()
@@ -296,7 +300,32 @@ def _file_server_id(path: Path) -> int:
 async def recover(engine: Any, directory: Path, basename: str, *, truncate_uncommitted: bool = False) -> RecoveryReport:
     """Make the engine and the binlog agree (see the module docstring): replay the binlog's
     tail the engine lacks, or with `truncate_uncommitted` cut it off; RecoveryError when that
-    would need cutting what the engine committed or reading a damaged binlog."""
+    would need cutting what the engine committed or reading a damaged binlog. Then the
+    temporary tables the crashed open's sessions left (kept by `Engine.open` for the replay)
+    are dropped."""
+    report = await _recover(engine, directory, basename, truncate_uncommitted)
+    await engine.drop_left_temporary()
+    return report
+
+
+def _replay_owner(engine: Any, sql: str, context: StatementContext, replicated: bool, token: str) -> str:
+    """The owner whose temporary tables a replayed statement resolves to: its session's (or
+    replicated thread's) in the crashed open, found among the tables that open left (a table
+    its CREATE TEMPORARY made is in the state the statement expects: the engine stands at the
+    group before it); `token`, the replay's own, when none is left. Two earlier opens' tables
+    for the same thread cannot be told apart: RecoveryError naming the statement."""
+    mine = engine.replay_owner(context, replicated, "")
+    tokens = {temporary.open_token_of(o) for o in engine.temporary_owners()
+              if o[len(temporary.open_token_of(o)):] == mine and not o.startswith(engine.open_token)}
+    if len(tokens) > 1:
+        raise RecoveryError(
+            f"the binlog's statement '{sql}' (thread {context.thread_id}) may use a temporary "
+            f"table that {len(tokens)} earlier runs of this server left; which one it used "
+            "cannot be told. Not starting: drop those tables' files or restore a backup.")
+    return engine.replay_owner(context, replicated, tokens.pop() if tokens else token)
+
+
+async def _recover(engine: Any, directory: Path, basename: str, truncate_uncommitted: bool) -> RecoveryReport:
     report = RecoveryReport()
     names = read_index(directory, basename)
     names = [n for n in names if (directory / n).exists()]
@@ -332,6 +361,7 @@ async def recover(engine: Any, directory: Path, basename: str, *, truncate_uncom
             log.info("%s", report.truncation.message())
         return report
     skip = int(engine.meta().get(META_RELAY_SKIP) or 0)
+    token = secrets.token_hex(temporary.TOKEN_BYTES)  # the replay's own sessions' (`_replay_owner`)
     for txn in read_transactions(directory, names, start, user_statements=True):
         if txn.end is None:
             # a group cut by the crash before its sync: never published, so no slave has it,
@@ -349,6 +379,8 @@ async def recover(engine: Any, directory: Path, basename: str, *, truncate_uncom
             statements = []
         else:
             statements = txn.statements
+            for sql, context, _db in statements:
+                context.temporary_owner = _replay_owner(engine, sql, context, txn.replicated, token)
             report.replayed += 1
         meta = {**engine.meta(), "binlog_file": txn.end.file, "binlog_pos": str(txn.end.pos)}
         if skip or report.replicated:

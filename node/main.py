@@ -128,7 +128,8 @@ class NodeDaemon:
         datadir = Path(cfg.datadir)
         secure_datadir(datadir)  # before any file in it is opened: 0700, files 0600
         # NORMAL: the group commit skips the engine's fsync of a group its binlog fsynced
-        self.engine = await Engine.open(datadir / "db", synchronous="NORMAL")
+        # (the temporary tables a crash left: what recovery's replay may use, dropped by it)
+        self.engine = await Engine.open(datadir / "db", synchronous="NORMAL", keep_left_temporary=True)
         try:
             await recover(  # logs what it did
                 self.engine, datadir, cfg.log_bin, truncate_uncommitted=cfg.init_rpl_role == InitRplRole.SLAVE,

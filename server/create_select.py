@@ -1,4 +1,5 @@
-"""CREATE TABLE [IF NOT EXISTS] t [AS] SELECT ... (or `(SELECT ...)`), as MariaDB 10.11 makes it.
+"""CREATE [TEMPORARY] TABLE [IF NOT EXISTS] t [AS] SELECT ... (or `(SELECT ...)`), as MariaDB 10.11
+makes it.
 
 The new table's columns are the SELECT's result columns: one that is a table's column keeps that
 column's type, NOT NULL and DEFAULT (an AUTO_INCREMENT one becomes NOT NULL DEFAULT 0; no key is
@@ -18,7 +19,9 @@ SELECT's columns in its order, each one declared keeping its declaration, then t
 the rows go in as `INSERT [IGNORE] INTO` or `REPLACE INTO` (a duplicate key without either fails
 the statement, 1062, and leaves no table); the options are the CREATE TABLE's.
 
-Not supported (1235, the engine's answer): CREATE TEMPORARY TABLE ... SELECT.
+CREATE TEMPORARY TABLE ... SELECT makes the session's temporary table (engine/temporary.py) the
+same way, whatever base table has its name; it fails the statement with its CREATE TEMPORARY
+TABLE dropped again (IF EXISTS: a replica applies that DROP with the thread's own tables).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ if TYPE_CHECKING:
 
 _NAME = r"(?:`(?:[^`]|``)+`|[A-Za-z0-9_$]+)"
 _CREATE_TABLE = re.compile(
-    rf"\s*CREATE\s+TABLE\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?(?P<first>{_NAME})(?:\s*\.\s*(?P<second>{_NAME}))?",
+    rf"\s*CREATE\s+(?P<temporary>TEMPORARY\s+)?TABLE\s+(?P<exists>IF\s+NOT\s+EXISTS\s+)?(?P<first>{_NAME})(?:\s*\.\s*(?P<second>{_NAME}))?",
     re.IGNORECASE)
 # what a declared item of the list starts with when it is a key, not a column
 _KEY_WORDS = {"PRIMARY", "KEY", "INDEX", "UNIQUE", "CONSTRAINT", "FOREIGN", "FULLTEXT", "SPATIAL", "CHECK", "PERIOD"}
@@ -143,9 +146,15 @@ async def create_select(session: ClientSession, sql: str) -> Any:
     if schema is None:
         raise SQLError(ER_NO_DB_ERROR)
     target = f"{mysql_ident(schema)}.{mysql_ident(name)}"
+    made = "CREATE TEMPORARY TABLE" if m.group("temporary") else "CREATE TABLE"
+    dropped = "DROP TEMPORARY TABLE" if m.group("temporary") else "DROP TABLE"
     # the SELECT's privileges first (what it would read), then its columns
     await session.execute(f"SELECT * FROM ({select}) AS `__create_select` LIMIT 0")
-    if es.engine.table(schema, name) is not None or es.engine.view(schema, name) is not None:
+    if m.group("temporary"):
+        exists = es.engine.temporary_of(es.temporary_owner)(schema, name) is not None
+    else:
+        exists = es.engine.table(schema, name) is not None or es.engine.view(schema, name) is not None
+    if exists:
         if m.group("exists"):
             note = SQLError(ER_TABLE_EXISTS_ERROR, name)
             session.diagnostics = [("Note", note.code, note.message)]
@@ -161,7 +170,7 @@ async def create_select(session: ClientSession, sql: str) -> Any:
     lines += [columns.get(column.lower()) or f"{mysql_ident(column)} {_definition(es.engine, kind)}"
               for column, kind in zip(described.columns, described.column_types, strict=True)]
     options = f" {parts.options}" if parts.options else ""
-    await session.execute(f"CREATE TABLE {target} (\n  " + ",\n  ".join(lines + keys) + f"\n){options}")
+    await session.execute(f"{made} {target} (\n  " + ",\n  ".join(lines + keys) + f"\n){options}")
     verb = {"IGNORE": "INSERT IGNORE", "REPLACE": "REPLACE"}.get(parts.duplicates, "INSERT")
     try:
         result = await session.execute(
@@ -170,7 +179,7 @@ async def create_select(session: ClientSession, sql: str) -> Any:
             await session.execute("COMMIT")
     except BaseException:
         with contextlib.suppress(SQLError):
-            await session.execute(f"DROP TABLE IF EXISTS {target}")
+            await session.execute(f"{dropped} IF EXISTS {target}")
         raise
     table = es.engine.table(schema, name)
     warnings = _as_create(list(result.warnings), es.sql_log_bin and table is not None and table.auto_column is not None)

@@ -953,12 +953,14 @@ class ClientSession(asyncio.Protocol):
         self.table_locks = None
         self.unlock_backup()
         self.close()
-        es, self.engine_session = self.engine_session, None
+        es = self.engine_session
         if es is not None:
             try:
                 await es.close()
+                await self.drop_temporary_tables()
             except Exception:
                 log.exception("session %d: closing the engine session failed", self.connection_id)
+        self.engine_session = None
         self.server.unregister_session(self)
 
     def _protocol_error(self, exc: RemoteProtocolError) -> None:
@@ -1157,8 +1159,10 @@ class ClientSession(asyncio.Protocol):
     async def start_again(self) -> None:
         """What COM_RESET_CONNECTION and COM_CHANGE_USER end of a session: its transaction rolled
         back (the engine session closed, its locks let go), its user variables, prepared
-        statements and session variables gone. The caller opens the next engine session."""
+        statements and session variables gone, its temporary tables dropped. The caller opens
+        the next engine session."""
         await self.engine_session.close()
+        await self.drop_temporary_tables()
         self.user_vars.clear()
         self.prepared.close_all()
         self.sysvars = self.server.variables.session_defaults()
@@ -1166,6 +1170,17 @@ class ClientSession(asyncio.Protocol):
         self.take_select_limit()
         login = self.conn.login if self.conn is not None else None
         self.take_charset_number(None if login is None else login.charset)  # (the login's, as MariaDB's)
+
+    async def drop_temporary_tables(self) -> None:
+        """The end of the session's temporary tables (engine/temporary.py), its transaction
+        rolled back before: each database's `DROP TEMPORARY TABLE IF EXISTS`, run in it and
+        committed (binlogged, with this connection's thread id) as any DDL, as MariaDB ends them."""
+        es = self.engine_session
+        for schema, sql in es.temporary_drops():
+            es.database = schema
+            result = await es.execute(sql)
+            if result.committed is not None:
+                await self.committing(self.server.role.commit(self, result.committed))
 
     async def _guarded(self, coro: Any) -> Any:
         try:
@@ -1726,7 +1741,7 @@ class ClientSession(asyncio.Protocol):
             await self._locked_statement(sql, keyword)
         if keyword.startswith("LOAD"):  # LOAD DATA [LOCAL] INFILE: a file into a table
             return await load_data.load_data(self, sql)
-        if keyword == "CREATE TABLE" and "SELECT" in sql.upper():  # CREATE TABLE ... SELECT
+        if keyword in ("CREATE TABLE", "CREATE TEMPORARY") and "SELECT" in sql.upper():  # CREATE TABLE ... SELECT
             made = await create_select.create_select(self, sql)
             if made is not None:
                 return made

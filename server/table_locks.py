@@ -19,8 +19,8 @@ Contract
   COLUMNS / INDEX take none). Statements without tables are not checked. A table CREATE TEMPORARY TABLE makes
   under WRITE locks is used without a lock, as MariaDB's temporary tables are; under READ locks
   CREATE TEMPORARY TABLE is 1235 (its writes would need the engine's writer, which the locks
-  hold). The engine keeps no temporary tables of its own: one made before LOCK TABLES is a table
-  like any other here (MariaDB's needs no lock).
+  hold). A temporary table made before LOCK TABLES (engine/temporary.py) still wants a lock
+  here, where MariaDB's needs none.
 - The other sessions: while the holder's locks are all READ it holds the engine's writer lock,
   as FLUSH TABLES WITH READ LOCK does (`ClientSession.hold_writer`): every other session's
   writes wait (MariaDB's READ lock holds back the writes of the locked tables only; never a

@@ -696,6 +696,11 @@ class Applier:
             if h.server_id == self.relay.server_id:  # our own, first in every relay file
                 await self._advance(stream, end)
                 return
+            if body.create_timestamp and not h.flags & LOG_EVENT_ARTIFICIAL_F:
+                # the first binlog of a master that started: its threads' temporary tables are
+                # gone with them (MariaDB's Format_description_log_event::do_apply_event)
+                await self._flush()
+                await self.engine.drop_replicated_temporary()
         elif t == TYPE_ROTATE:
             # The master's coordinates continue in `next_file` (artificial or real ROTATE).
             self.master_file, self.master_pos = body.next_file, body.position
@@ -810,6 +815,8 @@ class Applier:
             no_auto_value_on_zero=bool(mode & SQL_MODE_NO_AUTO_VALUE_ON_ZERO),
             sql_mode=mode,  # (its strictness: what it stored adjusted is stored so here)
             microseconds=microseconds,
+            # (whose temporary tables its names find: engine/temporary.py)
+            thread_id=q.thread_id, server_id=stream.server_id,
         )
 
     # -- LOAD DATA INFILE as its file's events ---------------------------------------------------

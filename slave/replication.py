@@ -162,6 +162,7 @@ class Replication:
         self.received_heartbeats = 0  # of earlier IO tasks (WL#342: reset by CHANGE MASTER)
         self.sent_acks = 0  # semi-sync acks of earlier IO tasks (Rpl_semi_sync_slave_send_ack)
         self._pending_meta: dict[str, Any] | None = None  # applier position to store after a reset
+        self._temporary_ended = False  # a relay log reset: the replicated temporary tables go (`persist_reset`)
         self._last_io: tuple[int, str] = (0, "")
         self._persisting: asyncio.Task[None] | None = None  # SET GLOBAL gtid_slave_pos's commit
         # the running tasks' processlist ids and start times (loop clock): (id, since)
@@ -381,13 +382,19 @@ class Replication:
         self.relay_resume = None
         self.io = None
         self._pending_meta = self.applier.reset_position(master_file, master_pos)
+        self._temporary_ended = True
 
     async def persist_reset(self) -> None:
-        """After a relay log reset: forget the applier position in the engine as well."""
+        """After a relay log reset: forget the applier position in the engine as well, and the
+        replicated master threads' temporary tables (a new master's thread ids are not the old
+        one's; MariaDB's replica closes them there too)."""
         meta = self._pending_meta
         if meta is not None:
             await self.applier.commit_position(meta)
             self._pending_meta = None
+        if self._temporary_ended:
+            await self.engine.drop_replicated_temporary()
+            self._temporary_ended = False
 
     def reset(self, all_: bool, default_period: float) -> None:
         if self.io_running or self.sql_running:

@@ -18,8 +18,8 @@ CREATE ... REPLACE SELECT, in SHOW WARNINGS and the OK's count.
 
 Left out: a JSON column copied (MariaDB: longtext CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 here the table holds it so, but SHOW CREATE TABLE names no collation); a table option naming
-another character set (the table keeps utf8mb4); the warnings of IGNORE (1062 per row left out);
-CREATE TEMPORARY TABLE ... SELECT (1235 here)."""
+another character set (the table keeps utf8mb4); the warnings of IGNORE (1062 per row left out).
+CREATE TEMPORARY TABLE ... SELECT: tests/integration/test_temporary_tables_mariadb.py."""
 
 from __future__ import annotations
 

@@ -87,6 +87,22 @@ def test_index_lists_one_name_per_line_and_reads_every_form(tmp_path):
     assert (tmp_path / "y.index").read_text() == "./y.000001\n"
 
 
+def test_only_the_first_file_of_an_open_has_a_creation_time(tmp_path):
+    """MariaDB's rule: a replica that reads an FD with its creation time set takes it for a master
+    that started and ends the temporary tables of its threads, so a rotation's file has 0."""
+    w = writer(tmp_path)
+    w.open()
+    w.rotate()
+    w.close()
+    w.open()  # a new open starts a new file, with its creation time
+    w.close()
+
+    def created(name: str) -> int:
+        return decode_event((tmp_path / name).read_bytes()[4:256], checksum=False).body.create_timestamp
+
+    assert [created(name) > 0 for name in w.files()] == [True, False, True]
+
+
 @pytest.mark.parametrize("checksum", [True, False])
 def test_automatic_rotation_after_a_transaction(tmp_path, checksum):
     w = writer(tmp_path, checksum, max_size=4096)

@@ -188,3 +188,22 @@ async def test_a_leader_cancelled_during_the_replay_finishes_it_and_answers_ok(p
     await leader  # no CancelledError: the commit completed
     await s.close()
     assert len(calls) == 5 and await engine_values(engine) == [1]
+
+
+async def test_a_replayed_group_writes_the_temporary_table_of_its_session(pipeline, monkeypatch):  # noqa: F811
+    """Session 5's temporary `t` shadows the base `g.t`: the group replayed from the binlog after
+    its failed engine commit writes that temporary table (its session's, still there), as the
+    statement did when it ran, not the base table."""
+    engine, writer, end, interface, gc = pipeline
+    gc.binlog_error_action = lambda: IGNORE_ERROR
+    s = engine.session(5)
+    s.database = "g"
+    res = await s.execute("CREATE TEMPORARY TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+    await gc.commit(Session(5), res.committed)
+    calls = fail_engine_commits(monkeypatch, engine, times=1)
+    res = await s.execute("INSERT INTO t (v) VALUES (9)")
+    await asyncio.wait_for(gc.commit(Session(5), res.committed), 30)
+    assert len(calls) == 2  # the failed commit, then the replay's
+    assert await engine_values(engine) == []
+    assert (await s.execute("SELECT v FROM t")).rows == [(9,)]
+    await s.close()

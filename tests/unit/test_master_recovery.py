@@ -230,3 +230,39 @@ async def test_a_statement_written_non_strict_replays_its_adjusted_value(setup):
     assert (await recover(engine, tmp_path, "mysql-bin")).replayed == 1
     assert await rows(engine) == [(1, "abcdefghij", None)]
     await engine.close()
+
+
+async def test_a_replayed_statement_finds_the_temporary_table_its_session_had(setup):
+    """A group the crash kept out of the engine used session 5's temporary `t` (over the base
+    `r.t`): the replay reads the temporary table the crashed open left (as the group expects),
+    not the base table, and the left temporary tables are dropped after it."""
+    engine, writer, tmp_path = setup
+    s, other = engine.session(5), engine.session(7)
+    s.database = other.database = "r"
+    for session, sql in ((s, "CREATE TABLE copy (id INT, v VARCHAR(10))"),
+                         (s, "CREATE TEMPORARY TABLE t (id INT, v VARCHAR(10))"),
+                         (s, "INSERT INTO t VALUES (1, 'temporary')"), (other, "INSERT INTO t (v) VALUES ('base')")):
+        res = await session.execute(sql)
+        for stmts in res.committed.binlog_transactions():
+            end = writer.append(transaction_events(stmts, xid=1, thread_id=session.connection_id))
+        writer.flush()
+        async with engine.writer_lock:
+            await engine.commit_group({"binlog_file": end.file, "binlog_pos": str(end.pos)})
+    # in the binlog only: the crash came before the engine's commit (and no session end)
+    writer.append(transaction_events([Stmt("INSERT INTO copy SELECT id, v FROM t"),
+                                      Stmt("INSERT INTO t VALUES (2, 'temporary')")], xid=2, thread_id=5))
+    writer.append(transaction_events([Stmt("INSERT INTO copy SELECT id, v FROM t")], xid=3, thread_id=5))
+    writer.append(transaction_events([Stmt("INSERT INTO copy SELECT id, v FROM t")], xid=4, thread_id=6))
+    writer.flush()
+    writer.sync()
+    await engine.close()
+    engine = await Engine.open(tmp_path / "db", keep_left_temporary=True)
+    report = await recover(engine, tmp_path, "mysql-bin")
+    assert report.replayed == 3
+    reader = engine.session(9)
+    copied = await reader.execute("SELECT id, v FROM r.copy ORDER BY id, v")
+    assert [tuple(r) for r in copied.rows] == [(1, "base"), (1, "temporary"), (1, "temporary"), (2, "temporary")]
+    assert await rows(engine) == [(1, "base", None)]
+    assert not engine.temporary_owners()
+    await reader.close()
+    await engine.close()

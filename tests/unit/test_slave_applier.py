@@ -10,7 +10,7 @@ import os
 
 import slave.applier as applier_module
 from engine import Engine, StatementContext
-from protocol.events import Query, Rotate, Xid
+from protocol.events import FormatDescription, Query, Rotate, Xid, encode_body_event
 from slave.applier import (
     MAX_BATCH_TRANSACTIONS,
     META_MASTER_FILE,
@@ -562,4 +562,66 @@ async def test_a_delete_or_replace_is_applied_as_a_plain_statement_without_its_w
     assert result.rows == [(2,), (3,)]
     # (CREATE DATABASE / TABLE: read, CREATE USER shares their first words' letter)
     assert asked == ["CREATE DATABASE d", "CREATE TABLE t (id INT PRIMARY KEY)", "BEGIN"]
+    await engine.close()
+
+
+async def test_a_master_that_started_again_ends_its_threads_temporary_tables(tmp_path):
+    """A master thread's temporary `t` (shadowing the base `d.t`) is kept across a rotation (an FD
+    whose creation time is 0) and ended by the FD of a master that started (its creation time
+    set), as MariaDB's replica ends them: the master's next session with the same thread id
+    writes the base table, not the crashed session's temporary one (which no DROP ended)."""
+    relay = Relay(tmp_path)
+
+    def fd(created: int) -> bytes:
+        return encode_body_event(FormatDescription(server_version="10.11.19-MariaDB-log", create_timestamp=created),
+                                 timestamp=1, server_id=1, log_pos=0, checksum=True)
+
+    def statement(sql: str) -> bytes:
+        return relay.stream.event(Query(db="d", query=sql, thread_id=5))
+
+    relay.append([statement("CREATE TEMPORARY TABLE t (id INT PRIMARY KEY)"), statement("INSERT INTO t VALUES (1)")])
+    relay.append([relay.stream.event(Rotate(4, "master-bin.000002")), fd(0)])
+    relay.stream.pos = 4
+    relay.append([statement("INSERT INTO t VALUES (2)")])  # still the temporary t
+    relay.append([relay.stream.event(Rotate(4, "master-bin.000003")), fd(1_700_000_000)])  # (a crash: no DROP)
+    relay.stream.pos = 4
+    relay.append([statement("INSERT INTO t VALUES (3)")])
+    engine, _commits = await open_engine(tmp_path)
+    applier = make_applier(engine, relay)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.relay_pos == relay.log.size)
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    assert applier.last_error == ""
+    assert (await engine.session(0).execute("SELECT id FROM d.t")).rows == [(3,)]
+    assert not engine.temporary_owners()
+    await engine.close()
+
+
+async def test_a_new_master_or_reset_slave_ends_the_replicated_temporary_tables(tmp_path):
+    """CHANGE MASTER TO another master (the relay log starts over) and RESET SLAVE end every
+    replicated thread's temporary tables, as MariaDB's replica closes them; a client session's
+    stay."""
+    from tests.unit.test_slave_gtid import make_replication
+
+    engine = await Engine.open(tmp_path / "db", readers=1)
+    rep = await make_replication(tmp_path, engine)
+    client = engine.session(1)
+    await client.execute("CREATE DATABASE d")
+    client.database = "d"
+    await client.execute("CREATE TEMPORARY TABLE mine (id INT)")
+
+    async def replicated() -> None:
+        await engine.apply_transactions([[("CREATE TEMPORARY TABLE tmp (id INT)", StatementContext(thread_id=4, server_id=1), "d")]], {})
+        assert len(engine.temporary_owners()) == 2
+
+    await replicated()
+    rep.change_master({"host": "h2"})
+    await rep.persist_reset()
+    assert engine.temporary_owners() == {client.temporary_owner}
+    await replicated()
+    rep.reset(False, default_period=30)
+    await rep.persist_reset()
+    assert engine.temporary_owners() == {client.temporary_owner}
+    await client.close()
     await engine.close()
