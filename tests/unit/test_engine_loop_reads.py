@@ -77,6 +77,46 @@ async def test_the_same_answers_and_errors_on_the_loop_and_on_a_reader_thread(en
     assert on_loop[3][0] == 1054 and on_loop[4][0] == 1146
 
 
+async def test_a_snapshot_s_first_read_answers_and_errs_as_on_a_reader_thread(engine, hops, monkeypatch):
+    """Each statement the first read of a REPEATABLE READ transaction (its own transaction
+    each time): the same answer or error on the loop as on a reader thread, and the view a read
+    takes kept by the transaction's next read (a group committed after it not seen); one that
+    fails before reading (an unknown column or table) takes none: the next read does."""
+    s, other = session(engine, 1), session(engine, 2)
+    s.isolation = REPEATABLE_READ
+    statements = ["SELECT c FROM t WHERE id = 1", "SELECT nope FROM t", "SELECT 1 FROM missing",
+                  "SELECT MAX(id), 1/0 FROM t WHERE id < 10", "SELECT SUM(k) FROM t WHERE id BETWEEN 1 AND 100"]
+
+    async def answers(n):
+        out = []
+        for sql in statements:
+            n += 1
+            await s.execute("BEGIN")
+            try:
+                r = await s.execute(sql)
+                out.append((r.columns, r.column_types, r.rows))
+            except SQLError as exc:
+                out.append((exc.error.code, exc.message))
+            await other.execute(f"UPDATE t SET c = 'v{n}' WHERE id = 2")
+            async with engine.writer_lock:
+                await engine.commit_group({"pos": str(n)})
+            out.append((await s.execute("SELECT c FROM t WHERE id = 2")).rows)
+            await s.execute("COMMIT")
+        return out
+
+    on_loop = await answers(0)
+    assert hops == ["query"]  # the missing table: the loop leaves it to a thread
+    monkeypatch.setattr(connections.ReaderPool, "_begin_on_loop", lambda *args: None)
+    del hops[:]
+    on_threads = await answers(len(statements))
+    assert hops == ["query"] * len(statements)
+    assert on_loop[0::2] == on_threads[0::2]
+    views = [[("c2",)], [("v2",)], [("v3",)], [("v3",)], [("v4",)]]  # transaction n commits v<n> after its first read
+    assert on_loop[1::2] == views
+    assert on_threads[1::2] == [[("v5",)], [("v7",)], [("v8",)], [("v8",)], [("v9",)]]
+    assert on_loop[2][0] == 1054 and on_loop[4][0] == 1146
+
+
 async def test_a_read_over_its_step_budget_runs_again_on_a_reader_thread(engine, hops, monkeypatch):
     s = session(engine, 1)
     scan = "SELECT COUNT(*), SUM(k) FROM t WHERE c LIKE '%9%'"
