@@ -24,6 +24,10 @@ name (`oltp_point_select`, `--reads` events, against the first slave while the m
 runs the reads alone (the master idle): a read's own cost, without the applier beside it. Under
 callgrind a run lasts long enough that a process's idle work on timers is a visible part of the
 counts: the other slave's count is what that part weighs.
+
+`--isolation REPEATABLE-READ` sets the master's global transaction_isolation before sysbench
+prepares (the server's default is READ-COMMITTED): `oltp_read_write`'s reads then read in each
+transaction's snapshot.
 """
 
 from __future__ import annotations
@@ -127,7 +131,7 @@ def _done(proc: subprocess.Popen[str], what: str) -> int:
 
 
 def measure(name: str, code: Path, workload: str, threads: int, events: int, reads: int,
-            keep: Path | None = None) -> None:
+            keep: Path | None = None, isolation: str | None = None) -> None:
     read_workload = workload in (SLAVE_READS, IDLE_READS)
     with tempfile.TemporaryDirectory() as tmp:
         cluster, dumps = start_counted(code, Path(tmp))
@@ -137,6 +141,8 @@ def measure(name: str, code: Path, workload: str, threads: int, events: int, rea
             reader = cluster.slaves[0].port
             writes = "oltp_insert" if read_workload else workload
             cluster.master.query("CREATE DATABASE sbtest")
+            if isolation is not None:
+                cluster.master.query(f"SET GLOBAL transaction_isolation = '{isolation}'")
             bench.checked(writes, port, "prepare", "ours")
             _done(_sysbench(bench, writes, port, threads, 50), "warm-up")
             cluster.wait_caught_up()
@@ -187,10 +193,12 @@ def main() -> None:
                         help="a source tree with its C parts built (repeatable; default: this one)")
     parser.add_argument("--keep-dumps", type=Path, metavar="DIR",
                         help="copy each process's callgrind dumps here (for callgrind_annotate)")
+    parser.add_argument("--isolation", choices=("READ-COMMITTED", "REPEATABLE-READ"),
+                        help="the master's global transaction_isolation")
     args = parser.parse_args()
     trees = [parse_tree(spec) for spec in args.tree] or [("this", Path(__file__).resolve().parents[1])]
     for name, code in trees:
-        measure(name, code, args.workload, args.threads, args.events, args.reads, args.keep_dumps)
+        measure(name, code, args.workload, args.threads, args.events, args.reads, args.keep_dumps, args.isolation)
 
 
 if __name__ == "__main__":

@@ -4,14 +4,19 @@ and one client thread running sysbench oltp_write_only's shape through mysql-con
 cursor (BEGIN; two UPDATEs by key, a DELETE and an INSERT of one row; COMMIT), or oltp_insert's
 (one autocommit INSERT). Only the daemon's thread (the event loop) is profiled.
 
-    python bench/master_calls.py [--shape write_only|insert] [--transactions 1000] [--top 30]
-        [--tree DIR] [--slaves N] [--client connector|sysbench] [--by-dir]
+    python bench/master_calls.py [--shape write_only|insert|read_write] [--transactions 1000] [--top 30]
+        [--tree DIR] [--slaves N] [--client connector|sysbench] [--by-dir] [--sysbench-option OPT ...]
 
---client sysbench: the client is sysbench itself (`oltp_write_only` / `oltp_insert`, one thread,
-prepared statements as its default, through its libmariadb: the commands the benchmarks send),
-on a table of 1,000 rows it prepares, after a 50-event warm-up; the count is over `--transactions`
-sysbench events (each a connection's prepares too, once per run). The commands the master
-received per transaction (its Com_* counters' deltas) are printed with the count.
+--client sysbench: the client is sysbench itself (`oltp_write_only` / `oltp_insert` /
+`oltp_read_write`, one thread, prepared statements as its default, through its libmariadb: the
+commands the benchmarks send), on a table of 1,000 rows it prepares, after a 50-event warm-up;
+the count is over `--transactions` sysbench events (each a connection's prepares too, once per
+run). The commands the master received per transaction (its Com_* counters' deltas) are printed
+with the count. `--shape read_write` is sysbench's only. `--sysbench-option` (repeatable) is
+passed to the counted run, e.g. `--sysbench-option=--point_selects=0` to count a transaction
+without one kind of statement (oltp_read_write's counts of each kind: `sysbench oltp_read_write
+help`). `--isolation REPEATABLE-READ` sets the master's global transaction_isolation before
+sysbench connects (the server's default is READ-COMMITTED: `server/core_variables.py`).
 --by-dir: the calls per transaction of each top directory of the tree (server/, engine/ ...), the
 builtins and the standard library apart. --save FILE keeps the profile for `pstats` (callers).
 
@@ -153,8 +158,12 @@ def _no_tx(daemon: Any) -> int:
         conn.close()
 
 
+_SYSBENCH_TESTS = {"insert": "oltp_insert", "write_only": "oltp_write_only", "read_write": "oltp_read_write"}
+
+
 async def measure(shape: str, transactions: int, top: int, code: Path, slaves: int, client: str = "connector",
-                  by_dir: bool = False, save: str | None = None) -> None:
+                  by_dir: bool = False, save: str | None = None, sysbench_options: tuple[str, ...] = (),
+                  isolation: str | None = None) -> None:
     import pymysql
 
     from config.master import MasterConfig
@@ -186,17 +195,20 @@ async def measure(shape: str, transactions: int, top: int, code: Path, slaves: i
                 conn = pymysql.connect(host="127.0.0.1", port=daemon.port, user="root", autocommit=True)
                 with conn.cursor() as cur:
                     cur.execute("CREATE DATABASE sbtest")
+                    if isolation is not None:
+                        cur.execute(f"SET GLOBAL transaction_isolation = '{isolation}'")
                 conn.close()
                 _sysbench(test, daemon.port, "prepare")
                 _sysbench(test, daemon.port, "--events=50", "run")  # the warm-up
 
             profiler = cProfile.Profile()
             if client == "sysbench":
-                test = "oltp_insert" if shape == "insert" else "oltp_write_only"
+                test = _SYSBENCH_TESTS[shape]
                 await asyncio.to_thread(setup_sysbench, test)
                 before = await asyncio.to_thread(_commands, daemon.port)
                 profiler.enable()
-                await asyncio.to_thread(_sysbench, test, daemon.port, f"--events={transactions}", "run")
+                await asyncio.to_thread(_sysbench, test, daemon.port, f"--events={transactions}",
+                                        *sysbench_options, "run")
                 profiler.disable()
                 after = await asyncio.to_thread(_commands, daemon.port)
                 received = {name: after[name] - before.get(name, 0) for name in after}
@@ -231,7 +243,7 @@ async def measure(shape: str, transactions: int, top: int, code: Path, slaves: i
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shape", choices=("write_only", "insert"), default="write_only")
+    parser.add_argument("--shape", choices=tuple(_SYSBENCH_TESTS), default="write_only")
     parser.add_argument("--transactions", type=int, default=1000)
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--tree", help="the checkout to import (default: this one)")
@@ -239,10 +251,17 @@ def main() -> None:
     parser.add_argument("--client", choices=("connector", "sysbench"), default="connector")
     parser.add_argument("--by-dir", action="store_true", help="calls per transaction by top directory")
     parser.add_argument("--save", metavar="FILE", help="also write the profile (pstats) to FILE")
+    parser.add_argument("--sysbench-option", action="append", default=[], metavar="OPT",
+                        help="an option of the counted sysbench run (repeatable; --client sysbench)")
+    parser.add_argument("--isolation", choices=("READ-COMMITTED", "REPEATABLE-READ"),
+                        help="the master's global transaction_isolation (--client sysbench)")
     args = parser.parse_args()
+    if args.client != "sysbench" and (args.shape == "read_write" or args.sysbench_option or args.isolation):
+        parser.error("--shape read_write, --sysbench-option and --isolation are for --client sysbench")
     code = Path(args.tree).resolve() if args.tree else Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(code))
-    asyncio.run(measure(args.shape, args.transactions, args.top, code, args.slaves, args.client, args.by_dir, args.save))
+    asyncio.run(measure(args.shape, args.transactions, args.top, code, args.slaves, args.client, args.by_dir, args.save,
+                        tuple(args.sysbench_option), args.isolation))
 
 
 if __name__ == "__main__":

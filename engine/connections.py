@@ -17,11 +17,17 @@ runs out of steps, finds the database busy, or needs a file attached gives up wi
 effect (`engine.core` lets only reads calling no function that waits or changes state here),
 so a query stopped half-way and run again is the same query run once.
 A REPEATABLE READ snapshot's read runs on the loop the same way, on the snapshot's pinned
-connection, once its read transaction has begun (its first read, which takes the view, runs on a
-reader thread): a read inside an open read transaction waits for no lock, and a stopped one runs
-again on a reader thread in the same view. Not while a query of the snapshot still runs on a
-reader thread (`Snapshot.running`: a cancelled one), nor when the connection's files differ from
-the engine's databases (attaching is the reader threads' work)."""
+connection: a read inside an open read transaction waits for no lock, and a stopped one runs
+again on a reader thread in the same view. Its first read, which takes the view, begins the read
+transaction on the loop too, on a reader of the loop's own (`Reader.loop_begun`: no busy wait,
+like the loop's reader; kept apart from the reader threads' so that none of theirs ever runs
+without one), which the snapshot then pins; when that first read cannot run on the loop (busy,
+over its budget, a file to attach) nothing is pinned and it runs on a reader thread, which takes
+the view then (either way the view is the first read's). Not while a query of the snapshot
+still runs on a reader thread (`Snapshot.running`: a cancelled one), nor when the connection's
+files differ from the engine's databases (attaching is the reader threads' work). A snapshot's
+end (`end_snapshot`: the COMMIT of a read transaction, which waits for nothing) runs on the
+loop, but while such a query runs (then on a reader thread)."""
 
 from __future__ import annotations
 
@@ -97,6 +103,9 @@ class Reader:
         self.conn = open_connection(path, self.state, counter=counter)
         self.attached: dict[str, Path] = {}
         self.loop_cursor: sqlite3.Cursor | None = None  # its queries run on the event loop (`_run_on_loop`)
+        # one of the readers whose snapshot the loop begins (`ReaderPool._begin_on_loop`): no
+        # busy wait, back to their own free list
+        self.loop_begun = False
 
 
 class Snapshot:
@@ -143,6 +152,7 @@ class ReaderPool:
         self._schemas = schemas
         self._counter = counter
         self._free_readers: list[Reader] = []
+        self._free_loop_begun: list[Reader] = []  # the loop's readers for a snapshot's first read
         self._free_lock = threading.Lock()
         self._loop_reader: Reader | None = None
         # the map of databases the loop reader was last found to hold exactly (`_current`): the
@@ -158,9 +168,9 @@ class ReaderPool:
     def close(self) -> None:
         """Close the idle readers (after the reader threads stopped)."""
         self._closed = True
-        for reader in self._free_readers:
+        for reader in (*self._free_readers, *self._free_loop_begun):
             self.discard(reader)
-        self._free_readers = []
+        self._free_readers = self._free_loop_begun = []
         if self._loop_reader is not None:
             self.discard(self._loop_reader)
             self._loop_reader = None
@@ -181,7 +191,7 @@ class ReaderPool:
 
     def checkin(self, reader: Reader) -> None:
         with self._free_lock:
-            self._free_readers.append(reader)
+            (self._free_loop_begun if reader.loop_begun else self._free_readers).append(reader)
 
     def sync_attached(self, reader: Reader) -> None:
         """Detach the dropped databases (outside a read transaction only: a snapshot keeps the
@@ -275,8 +285,9 @@ class ReaderPool:
             return None
         if snapshot is not None:
             reader = snapshot.reader
-            if (reader is None or snapshot.running or not reader.conn.in_transaction
-                    or not _current(reader.attached, self.schemas)):
+            if reader is None:
+                return self._begin_on_loop(snapshot, sql, args, rand, database, names)
+            if snapshot.running or not reader.conn.in_transaction or not _current(reader.attached, self.schemas):
                 return None
             return self._run_on_loop(reader, sql, args, rand, database, True, names)
         reader = self._loop_reader
@@ -295,6 +306,32 @@ class ReaderPool:
                     return None
             self._loop_schemas = schemas  # (nothing but `sync_attached` here changes its files)
         return self._run_on_loop(reader, sql, args, rand, database, False, names)
+
+    def _begin_on_loop(self, snapshot: Snapshot, sql: str, args, rand, database, names: bool):
+        """`query_on_loop` of a snapshot's first read: its read transaction begun on a reader of
+        the loop's own, pinned in `snapshot` once the read ran (or failed as it would on a reader
+        thread, which pins its reader too); None with nothing pinned (the reader's transaction
+        ended, no view kept) when it did not run: a reader thread runs it and takes the view."""
+        schemas = self._schemas()
+        if snapshot.fixed is not None or len(schemas) > ATTACH_LIMIT:
+            return None  # (WITH CONSISTENT SNAPSHOT pins its reader at its start; attaching is the threads')
+        with self._free_lock:
+            reader = self._free_loop_begun.pop() if self._free_loop_begun else None
+        if reader is None:
+            reader = Reader(self._main_file, self._counter)
+            reader.conn.execute("PRAGMA busy_timeout=0")  # (the loop never waits for a lock)
+            reader.loop_begun = True
+        self.sync_attached(reader)
+        if not _current(reader.attached, schemas):
+            self.checkin(reader)
+            return None
+        reader.conn.execute("BEGIN")
+        snapshot.reader = reader
+        answer = self._run_on_loop(reader, sql, args, rand, database, True, names)
+        if answer is None:  # (not run: busy, over the budget, a file to attach)
+            snapshot.reader = None
+            self.end_snapshot(reader)
+        return answer
 
     def _run_on_loop(self, reader: Reader, sql: str, args, rand, database, budget: bool, names: bool):
         """Run the query on the loop with the step budget (`budget`: the progress handler is set
@@ -328,6 +365,8 @@ class ReaderPool:
         return self._loop_steps > LOOP_READ_STEPS // LOOP_READ_CHECK
 
     def end_snapshot(self, reader: Reader) -> None:
+        """End a snapshot's read transaction (on the loop, or on a reader thread while a query of
+        the snapshot may still run there) and give its reader back."""
         try:
             if reader.conn.in_transaction:
                 reader.conn.execute("COMMIT")

@@ -27,16 +27,19 @@ datadir conversion); a build of SQLite with a larger limit (125 at most, not 1,0
 - the single-database hot path costs one dict lookup per write (the target is attached).
 
 Threads. One writer connection, used from the single writer thread; reader connections
-(one per reader thread, and the loop's reader) see only what SQLite has committed. The event loop
+(one per reader thread, the loop's reader, and those pinned by snapshots) see only what SQLite
+has committed. The event loop
 calls SQLite itself, without a hop, for three things only, each bounded:
 - a read outside a writer's transaction (`Plan.inline` of a SELECT: not a locking read, and
   calling no function that waits or changes state, `functions.VOLATILE`, nor one whose one call
   may take long, `functions.UNBOUNDED`) runs on the loop's reader
-  (`connections.ReaderPool.query_on_loop`), or inside a REPEATABLE READ snapshot whose view is
-  taken already on the snapshot's pinned connection, which stops a query after a budget of
+  (`connections.ReaderPool.query_on_loop`), or inside a REPEATABLE READ snapshot on the
+  snapshot's pinned connection (its first read, which takes the view, on a reader of the loop's
+  own that the snapshot then pins), which stops a query after a budget of
   SQLite's steps (not of time: hence no such call), or when the database is busy or a file must
   be attached; the read then runs again, from the start, on a reader thread (it has no side
-  effect, so that is the same read once; a snapshot's in the same view);
+  effect, so that is the same read once; a snapshot's in the same view, or, for its first read,
+  in the view that thread takes);
 - a write whose work is bounded (`Plan.inline`, decided by `Engine.plan_for` from the
   translation and the catalog, once per cached plan; the rule is at INLINE_ROWS) runs
   `_w_write` on the loop when the writer lane is idle (`ThreadLane.idle`: nothing queued,

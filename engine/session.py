@@ -455,7 +455,7 @@ class Session:
     def select_now(self, sql: str) -> Result | None:
         """The Result of `sql` when it is a read without the writer (no lock held, no locking
         read inside a transaction) that the loop answers at once in its view (the latest commit,
-        or the transaction's snapshot once its view is taken: `_read_view`), with a cached plan
+        or the transaction's snapshot, whose view its first read takes: `_read_view`), with a cached plan
         the loop may run, no FOUND_ROWS count, within the loop reader's step budget, as
         `execute` would give it; None when it is not (then nothing of the session changed that
         `execute` does not set again). The shell's path for a prepared SELECT
@@ -1296,10 +1296,15 @@ class Session:
         del self._named_savepoints[keys.index(name.lower()) + (1 if kind == "rollback_to" else 0):]
 
     def _end_snapshot(self) -> None:
-        reader, self._snapshot.reader = self._snapshot.reader, None
-        self._snapshot.fixed = None
-        if reader is not None:  # ended in a reader thread, then back to the pool; nobody waits
+        snapshot = self._snapshot
+        reader, snapshot.reader = snapshot.reader, None
+        snapshot.fixed = None
+        if reader is None:
+            return
+        if snapshot.running:  # a query of it runs on a reader thread (a cancelled one): ended there; nobody waits
             self.engine._on_reader(self.engine._pool.end_snapshot, reader).add_done_callback(_consume)
+        else:  # (a read transaction's COMMIT waits for nothing: `connections`' header)
+            self.engine._pool.end_snapshot(reader)
 
     def begin_now(self, sql: str) -> Result | None:
         """`execute` of BEGIN / START TRANSACTION when the transaction it ends wrote nothing

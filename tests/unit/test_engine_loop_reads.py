@@ -77,6 +77,46 @@ async def test_the_same_answers_and_errors_on_the_loop_and_on_a_reader_thread(en
     assert on_loop[3][0] == 1054 and on_loop[4][0] == 1146
 
 
+async def test_a_snapshot_s_first_read_answers_and_errs_as_on_a_reader_thread(engine, hops, monkeypatch):
+    """Each statement the first read of a REPEATABLE READ transaction (its own transaction
+    each time): the same answer or error on the loop as on a reader thread, and the view a read
+    takes kept by the transaction's next read (a group committed after it not seen); one that
+    fails before reading (an unknown column or table) takes none: the next read does."""
+    s, other = session(engine, 1), session(engine, 2)
+    s.isolation = REPEATABLE_READ
+    statements = ["SELECT c FROM t WHERE id = 1", "SELECT nope FROM t", "SELECT 1 FROM missing",
+                  "SELECT MAX(id), 1/0 FROM t WHERE id < 10", "SELECT SUM(k) FROM t WHERE id BETWEEN 1 AND 100"]
+
+    async def answers(n):
+        out = []
+        for sql in statements:
+            n += 1
+            await s.execute("BEGIN")
+            try:
+                r = await s.execute(sql)
+                out.append((r.columns, r.column_types, r.rows))
+            except SQLError as exc:
+                out.append((exc.error.code, exc.message))
+            await other.execute(f"UPDATE t SET c = 'v{n}' WHERE id = 2")
+            async with engine.writer_lock:
+                await engine.commit_group({"pos": str(n)})
+            out.append((await s.execute("SELECT c FROM t WHERE id = 2")).rows)
+            await s.execute("COMMIT")
+        return out
+
+    on_loop = await answers(0)
+    assert hops == ["query"]  # the missing table: the loop leaves it to a thread
+    monkeypatch.setattr(connections.ReaderPool, "_begin_on_loop", lambda *args: None)
+    del hops[:]
+    on_threads = await answers(len(statements))
+    assert hops == ["query"] * len(statements)
+    assert on_loop[0::2] == on_threads[0::2]
+    views = [[("c2",)], [("v2",)], [("v3",)], [("v3",)], [("v4",)]]  # transaction n commits v<n> after its first read
+    assert on_loop[1::2] == views
+    assert on_threads[1::2] == [[("v5",)], [("v7",)], [("v8",)], [("v8",)], [("v9",)]]
+    assert on_loop[2][0] == 1054 and on_loop[4][0] == 1146
+
+
 async def test_a_read_over_its_step_budget_runs_again_on_a_reader_thread(engine, hops, monkeypatch):
     s = session(engine, 1)
     scan = "SELECT COUNT(*), SUM(k) FROM t WHERE c LIKE '%9%'"
@@ -102,26 +142,31 @@ async def test_a_read_calling_a_function_that_waits_changes_state_or_may_run_lon
     assert hops == ["query"]
 
 
-async def test_a_snapshot_s_first_read_hops_the_later_ones_run_on_the_loop_and_locking_reads_never(engine, hops):
-    """A REPEATABLE READ transaction takes its view with its first read on a reader thread; its
-    later bounded reads run on the loop in the same view (a group committed meanwhile is not
-    seen); a locking read takes the writer lock and reads through the writer."""
+async def test_a_snapshot_s_reads_run_on_the_loop_its_first_takes_the_view_and_locking_reads_never(engine, hops):
+    """A REPEATABLE READ transaction takes its view with its first read, on the loop (a group
+    committed between BEGIN and that read is seen, one committed after it is not); its later
+    bounded reads run on the loop in the same view, a long one on a reader thread in that view;
+    its end needs no hop; a locking read takes the writer lock and reads through the writer."""
     s, other = session(engine, 1), session(engine, 2)
     s.isolation = REPEATABLE_READ
     await s.execute("BEGIN")
-    await s.execute("SELECT c FROM t WHERE id = 1")
-    assert hops == ["query"]
-    await other.execute("UPDATE t SET c = 'new' WHERE id = 2")
+    await other.execute("UPDATE t SET c = 'before' WHERE id = 1")
     async with engine.writer_lock:
         await engine.commit_group({"pos": "1"})
+    assert (await s.execute("SELECT c FROM t WHERE id = 1")).rows == [("before",)]  # the view: now
+    assert hops == []
+    await other.execute("UPDATE t SET c = 'new' WHERE id = 2")
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "2"})
     assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("c2",)]  # the view of the first read
     r = await s.execute("SELECT SUM(k), COUNT(*) FROM t WHERE id BETWEEN 1 AND 100")
     assert [tuple(map(int, row)) for row in r.rows] == [(sum(i % 7 for i in range(1, 101)), 100)]
-    assert hops == ["query"]
+    assert hops == []
     await s.execute("SELECT c FROM t WHERE id < 3000 ORDER BY c DESC LIMIT 1")  # too long for the loop:
-    assert hops == ["query", "query"]  # stopped there and run again on a reader thread, same view
+    assert hops == ["query"]  # stopped there and run again on a reader thread, same view
     assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("c2",)]
     await s.execute("COMMIT")
+    assert hops == ["query"]  # (its read transaction ended on the loop)
     assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("new",)]
     del hops[:]
     await s.execute("SELECT c FROM t WHERE id = 1")  # autocommit: no snapshot, on the loop
@@ -131,6 +176,33 @@ async def test_a_snapshot_s_first_read_hops_the_later_ones_run_on_the_loop_and_l
     await s.execute("COMMIT")
     assert hops == []
     assert s._plan("SELECT c FROM t WHERE id = 1 FOR UPDATE")[0].inline is False
+
+
+async def test_a_snapshot_s_first_read_that_cannot_run_on_the_loop_takes_its_view_on_a_reader_thread(
+        engine, hops, monkeypatch):
+    """Over the step budget (or busy: the same None), the first read leaves nothing pinned on
+    the loop: a reader thread runs it and takes the view, which the later reads on the loop
+    keep; the loop's reader for snapshots is free again for the next transaction."""
+    s, other = session(engine, 1), session(engine, 2)
+    s.isolation = REPEATABLE_READ
+    pool = engine._pool
+    monkeypatch.setattr(connections, "LOOP_READ_STEPS", 2000)
+    await s.execute("BEGIN")
+    scan = "SELECT COUNT(*) FROM t WHERE c LIKE '%9%'"
+    assert (await s.execute(scan)).rows == [(sum(1 for i in range(1, 3001) if "9" in str(i)),)]
+    assert hops == ["query"]
+    assert not s._snapshot.reader.loop_begun and len(pool._free_loop_begun) == 1  # (given back)
+    await other.execute("UPDATE t SET c = 'new' WHERE id = 2")
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "1"})
+    assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("c2",)]  # on the loop, in that view
+    assert hops == ["query"]
+    await s.execute("COMMIT")
+    await s.execute("BEGIN")
+    assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("new",)]
+    assert s._snapshot.reader.loop_begun and pool._free_loop_begun == []  # the same one, pinned
+    await s.execute("ROLLBACK")
+    assert len(pool._free_loop_begun) == 1 and hops == ["query"]
 
 
 async def test_the_loop_reads_only_committed_groups(engine, hops):
