@@ -2107,17 +2107,32 @@ class Engine:
                 self._plans[key] = plan
         return plan
 
-    def _of_kinds(self, plan: Plan, key: tuple, params: list[object]) -> tuple[Plan | None, tuple]:
-        """`plan`, cached under `key`, if `params` hold numbers where its translation read
-        numbers (`Plan.literal_kinds`); else the plan cached for these kinds, if any, and its key."""
+    def cached_plan(self, plan: Plan, shape: str, database: str | None, params: list[object], mode: int) -> bool:
+        """Whether `plan`, which `plan_for` just gave for `shape` with `params` (no `visible`),
+        is the one it gives for any literals of the kinds it read (`reads_kinds`) while the
+        catalog stays: the cache's, not one made for these literals alone (a plan reading a
+        live view, one with literals inlined, a shape too long to cache)."""
+        key: tuple = (shape, database, self._catalog_version) if not mode else (
+            shape, database, self._catalog_version, mode)
+        return self._plans.get(key) is plan
+
+    def reads_kinds(self, plan: Plan, params: list[object]) -> bool:
+        """Whether `params` hold the kinds of literals `plan`'s translation read
+        (`Plan.literal_kinds`): numbers where it read numbers, and so on."""
         count = len(params)
         for n, recorded in plan.literal_kinds:
             if recorded is True and n < count and type(params[n]) is int:
                 continue  # an integer where the plan read a number (the common case, no call)
             if (n < count and plan_kind(params[n], recorded)) != recorded:
-                break
-        else:
+                return False
+        return True
+
+    def _of_kinds(self, plan: Plan, key: tuple, params: list[object]) -> tuple[Plan | None, tuple]:
+        """`plan`, cached under `key`, if `params` hold numbers where its translation read
+        numbers (`Plan.literal_kinds`); else the plan cached for these kinds, if any, and its key."""
+        if self.reads_kinds(plan, params):
             return plan, key
+        count = len(params)
         kinds = tuple(n < count and plan_kind(params[n], kind) for n, kind in plan.literal_kinds)
         key = (*key, kinds)
         return self._plans.get(key), key
