@@ -1021,7 +1021,7 @@ class Session:
             return None
         state = (self._database, engine._catalog_version, self.write_mode, engine.routines)
         if (kept.state != state or kept.kinds != tuple(map(type, values)) or self.connection_charset is not None
-                or self.visible is not None) and not self._keep_write(kept, values, state):
+                or self.visible is not None) and not self._keep_write(kept, sql, values, state):
             return self.write_now(sql)
         params = kept.literals.copy()
         for n, value in zip(kept.slots, values, strict=True):
@@ -1031,12 +1031,12 @@ class Session:
             return self.write_now(sql)
         return self._write_on_loop(sql, plan, params, {}, sql)  # type: ignore[arg-type]
 
-    def _keep_write(self, kept: KeptWrite, values: list[object], state: tuple) -> bool:
-        """Keep in `kept` the plan and literals of its text with `values` in its placeholders
-        (plain: `write_kept`) under the session's `state`, when the text's literals are the
-        values where the placeholders stand and the same otherwise whatever the values of their
-        kinds (the text bound with other values of the same kinds lexes to the same shape and
-        differs in exactly those slots), the text calls no stored function, is read in utf8
+    def _keep_write(self, kept: KeptWrite, sql: str, values: list[object], state: tuple) -> bool:
+        """Keep in `kept` the plan and literals of `sql`, its text with `values` in its
+        placeholders (plain: `write_kept`), under the session's `state`, when the text's
+        literals are the values where the placeholders stand and the same otherwise whatever
+        the values of their kinds (the text bound with other values of the same kinds lexes to
+        the same shape and differs in exactly those slots), it calls no stored function, is read in utf8
         (no introducer, a utf8 connection, no privilege narrowing) and its plan is the engine's
         cached one for its shape; False when not (nothing kept, not tried again under the same
         state and kinds)."""
@@ -1045,9 +1045,7 @@ class Session:
         if kept.refused == (state, kinds) or self.connection_charset is not None or self.visible is not None:
             return False
         kept.refused = (state, kinds)
-        texts = [str(v) if type(v) is int else "'" + v + "'" for v in values]  # type: ignore[operator]
         others = [str(v ^ 1) if type(v) is int else "'" + v + "_'" for v in values]  # type: ignore[operator]
-        sql = _joined(kept.pieces, texts)
         try:
             if self._expanded(sql) is not sql:
                 return False

@@ -207,8 +207,8 @@ async def test_a_write_is_kept_only_where_its_literals_are_the_values(tmp_path, 
             await session.execute(sql)
         session.database = "test"
         write = KeptWrite(tuple(split_placeholders(template)))
-        keeps = session._keep_write(write, list(values), ("state",))
-        bound = PreparedStatement(0, write.pieces).bind(list(values), _types(values))
+        bound = PreparedStatement(0, list(write.pieces)).bind(list(values), _types(values))
+        keeps = session._keep_write(write, bound, list(values), ("state",))
         assert keeps == (template not in ("UPDATE t SET k=1? WHERE id=?", "UPDATE t SET k=?.5 WHERE id=?"))
         if keeps:  # (the text's literals: the kept ones with the values in their slots)
             literals = list(write.literals)
