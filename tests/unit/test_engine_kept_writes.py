@@ -31,6 +31,7 @@ DEL = "DELETE FROM t WHERE id=?"
 INS = "INSERT INTO t (id, k, c, s) VALUES (?, ?, ?, ?)"
 AMONG = "UPDATE t SET s=5, k=?, c='zz' WHERE id=?"  # literals of its own around the placeholders
 JOINED = "UPDATE t SET c='x' ? WHERE id=?"  # 'x' 'v' is one literal: never kept
+ADD = "UPDATE t SET k = k + ? WHERE id = ?"  # a plan that reads its literals' kinds (`Plan.literal_kinds`)
 
 # (step, ...): a write and how the kept path takes it ("keep": its text read to keep the plan,
 # "kept": through the kept plan, "refused": not kept, then `write_now`'s reading, "text": the
@@ -47,6 +48,9 @@ SCRIPT: list[tuple[Any, ...]] = [
     ("write", AMONG, (7, 3), "keep"), ("write", AMONG, (8, 3), "kept"),
     ("write", JOINED, ("v", 1), "refused"), ("write", JOINED, ("w", 2), "text"),
     ("write", DEL, (5,), "keep"), ("write", DEL, (99,), "kept"),  # no row
+    ("write", ADD, ("5", 4), "keep"), ("write", ADD, ("x", 4), "kept"),  # its plan for strings there
+    ("write", ADD, (2, 4), "refused"),  # the plan for a number there is another: not kept
+    ("write", UPD_K.replace("k+1", "k+?"), ("5", 4), "refused"), ("write", UPD_K.replace("k+1", "k+?"), ("6", 4), "text"),
     ("sql", "COMMIT"),
     ("mode", 0),  # sql_mode '': stored clipped / cut, with warnings
     ("sql", "BEGIN"),
