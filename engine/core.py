@@ -2086,7 +2086,7 @@ class Engine:
         key: tuple = (shape, database, self._catalog_version) if not mode else (
             shape, database, self._catalog_version, mode)
         plan = self._plans.get(key) if visible is None else None
-        if plan is not None and plan.literal_kinds:
+        if plan is not None and plan.literal_kinds and not self.reads_kinds(plan, params):
             plan, key = self._of_kinds(plan, key, params)
         if plan is not None:  # (a shape whose plan reads a live view is never cached)
             return plan
@@ -2128,10 +2128,8 @@ class Engine:
         return True
 
     def _of_kinds(self, plan: Plan, key: tuple, params: list[object]) -> tuple[Plan | None, tuple]:
-        """`plan`, cached under `key`, if `params` hold numbers where its translation read
-        numbers (`Plan.literal_kinds`); else the plan cached for these kinds, if any, and its key."""
-        if self.reads_kinds(plan, params):
-            return plan, key
+        """The plan cached for the kinds `params` hold where `plan`, cached under `key`, read
+        other kinds (`reads_kinds` does not hold), if any, and its key."""
         count = len(params)
         kinds = tuple(n < count and plan_kind(params[n], kind) for n, kind in plan.literal_kinds)
         key = (*key, kinds)
