@@ -2334,7 +2334,7 @@ class Engine:
         if owner is not None:
             key = (*key, owner)
         plan = self._plans.get(key) if visible is None else None
-        if plan is not None and plan.literal_kinds:
+        if plan is not None and plan.literal_kinds and not self.reads_kinds(plan, params):
             plan, key = self._of_kinds(plan, key, params)
         if plan is not None:  # (a shape whose plan reads a live view is never cached)
             return plan
@@ -2355,17 +2355,30 @@ class Engine:
                 self._plans[key] = plan
         return plan
 
-    def _of_kinds(self, plan: Plan, key: tuple, params: list[object]) -> tuple[Plan | None, tuple]:
-        """`plan`, cached under `key`, if `params` hold numbers where its translation read
-        numbers (`Plan.literal_kinds`); else the plan cached for these kinds, if any, and its key."""
+    def cached_plan(self, plan: Plan, shape: str, database: str | None, params: list[object], mode: int) -> bool:
+        """Whether `plan`, which `plan_for` just gave for `shape` with `params` (no `visible`),
+        is the one it gives for any literals of the kinds it read (`reads_kinds`) while the
+        catalog stays: the cache's, not one made for these literals alone (a plan reading a
+        live view, one with literals inlined, a shape too long to cache)."""
+        key: tuple = (shape, database, self._catalog_version) if not mode else (
+            shape, database, self._catalog_version, mode)
+        return self._plans.get(key) is plan
+
+    def reads_kinds(self, plan: Plan, params: list[object]) -> bool:
+        """Whether `params` hold the kinds of literals `plan`'s translation read
+        (`Plan.literal_kinds`): numbers where it read numbers, and so on."""
         count = len(params)
         for n, recorded in plan.literal_kinds:
             if recorded is True and n < count and type(params[n]) is int:
                 continue  # an integer where the plan read a number (the common case, no call)
             if (n < count and plan_kind(params[n], recorded)) != recorded:
-                break
-        else:
-            return plan, key
+                return False
+        return True
+
+    def _of_kinds(self, plan: Plan, key: tuple, params: list[object]) -> tuple[Plan | None, tuple]:
+        """The plan cached for the kinds `params` hold where `plan`, cached under `key`, read
+        other kinds (`reads_kinds` does not hold), if any, and its key."""
+        count = len(params)
         kinds = tuple(n < count and plan_kind(params[n], kind) for n, kind in plan.literal_kinds)
         key = (*key, kinds)
         return self._plans.get(key), key

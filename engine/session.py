@@ -22,7 +22,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -143,6 +143,28 @@ class PreparedRead:
     names: list[str]
     types: list[coltypes.ColumnType]
     convert: Callable[[tuple], tuple] | None
+
+
+@dataclass(slots=True)
+class KeptWrite:
+    """A prepared write's text around its placeholders (`pieces`) and what `Session.write_kept`
+    keeps of it, so that an execution whose placeholders hold plain values (non-negative
+    integers, text quoted as it is: server/prepared.py's `_plain_values`) runs without lexing
+    and planning its text again: the plan `write_now` would take, the statement's literals with
+    a slot per placeholder (`slots`: where each one's value stands among them), the values'
+    kinds, and the state it was planned in (`state`: the database, the catalog version, the
+    write mode, the stored functions); its plan is another's for literals of other kinds
+    (`Plan.literal_kinds`), which an execution's values are then checked for. `refused`: the state and kinds under which it could not
+    be kept (not tried again until one of them changes)."""
+
+    pieces: tuple[str, ...]
+    plan: Plan | None = None
+    literals: list[object] = field(default_factory=list)
+    slots: tuple[int, ...] = ()
+    kinds: tuple[type, ...] = ()
+    state: tuple = ()
+    kinds_read: bool = False  # its plan's literal kinds are asked of each execution's values
+    refused: tuple | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -1036,6 +1058,80 @@ class Session:
             plan, params, logged, expanded = self._planned(sql)
         except SQLError:
             return None  # `execute` raises it
+        return self._write_on_loop(sql, plan, params, logged, expanded)
+
+    def write_kept(self, kept: KeptWrite, sql: str, values: list[object]) -> Result | None:
+        """`write_now(sql)` of an execution of the prepared write `kept` whose placeholders hold
+        `values`, each a non-negative int or a str with nothing to escape (the caller's word, as
+        is that `sql` is `kept.pieces` around their literals): the same Result, SQLError or None.
+        The first such execution, and the first after the session's database, sql_mode, the
+        catalog or the stored functions changed or with values of other kinds, plans `sql` as
+        `write_now` does and keeps what it can (`_keep_write`); the others take the kept plan
+        with `values` in its slots, without reading the text. The text stays what is logged."""
+        engine = self.engine
+        if (not (self._in_txn or self._holds_lock or not self.autocommit)  # (`write_now`'s, inline)
+                or self._read_only or not engine._writer.idle()
+                or not self._holds_lock and engine.writer_lock.locked()):
+            return None
+        state = (self._database, engine._catalog_version, self.write_mode, engine.routines)
+        if (kept.state != state or kept.kinds != tuple(map(type, values)) or self.connection_charset is not None
+                or self.visible is not None) and not self._keep_write(kept, sql, values, state):
+            return self.write_now(sql)
+        params = kept.literals.copy()
+        for n, value in zip(kept.slots, values, strict=True):
+            params[n] = value
+        plan = kept.plan
+        if kept.kinds_read and not engine.reads_kinds(plan, params):  # type: ignore[arg-type]
+            return self.write_now(sql)
+        return self._write_on_loop(sql, plan, params, {}, sql)  # type: ignore[arg-type]
+
+    def _keep_write(self, kept: KeptWrite, sql: str, values: list[object], state: tuple) -> bool:
+        """Keep in `kept` the plan and literals of `sql`, its text with `values` in its
+        placeholders (plain: `write_kept`), under the session's `state`, when the text's
+        literals are the values where the placeholders stand and the same otherwise whatever
+        the values of their kinds (the text bound with other values of the same kinds lexes to
+        the same shape and differs in exactly those slots), it calls no stored function, is read in utf8
+        (no introducer, a utf8 connection, no privilege narrowing), the session has no temporary
+        table (its plans are cached apart, `engine.temporary`) and its plan is the engine's
+        cached one for its shape; False when not (nothing kept, not tried again under the same
+        state and kinds)."""
+        kinds = tuple(map(type, values))
+        kept.plan, kept.state = None, ()
+        if (kept.refused == (state, kinds) or self.connection_charset is not None or self.visible is not None
+                or self.engine.temporary_any and self.owner() is not None):  # (its names: `plan_for`'s owner)
+            return False
+        kept.refused = (state, kinds)
+        others = [str(v ^ 1) if type(v) is int else "'" + v + "_'" for v in values]  # type: ignore[operator]
+        try:
+            if self._expanded(sql) is not sql:
+                return False
+            shape, literals = extract(sql)
+            other_shape, other_literals = extract(_joined(kept.pieces, others))
+            if other_shape != shape or len(other_literals) != len(literals):
+                return False
+            slots = tuple(n for n, (a, b) in enumerate(zip(literals, other_literals, strict=True))
+                          if a != b or type(a) is not type(b))
+            if len(slots) != len(values) or any(
+                    type(literals[n]) is not type(v) or literals[n] != v for n, v in zip(slots, values, strict=True)):
+                return False
+            engine = self.engine
+            plan = engine.plan_for(shape, self._database, literals, None, self.live_reader, self.write_mode)
+        except SQLError:
+            return False
+        if (plan.kind != "write" or plan.introduced or not engine.cached_plan(plan, shape, self._database, literals,
+                                                                             self.write_mode)):
+            return False
+        kept.plan, kept.literals, kept.slots, kept.kinds, kept.state = plan, literals, slots, kinds, state
+        kept.refused = None
+        # the plan read the kind of a placeholder's literal other than an integer's being a number
+        kept.kinds_read = any(n in slots and not (recorded is True and kinds[slots.index(n)] is int)
+                              for n, recorded in plan.literal_kinds)
+        return True
+
+    def _write_on_loop(self, sql: str, plan: Plan, params: list[object], logged: dict[int, str],
+                       expanded: str) -> Result | None:
+        """`write_now` of `sql` planned (`_planned`'s four), once its tests of the session and
+        the writer hold."""
         if plan.kind != "write" or not plan.inline or plan.returning is not None:
             return None
         if not self._holds_lock:  # `_acquire(across=True)` when it would not wait
@@ -1629,6 +1725,15 @@ def _arg_steps(plan: Plan) -> tuple:
             return ()
         steps.append(step)
     return tuple(steps)
+
+
+def _joined(pieces: tuple[str, ...], texts: list[str]) -> str:
+    """`pieces` (a prepared statement's text around its placeholders) with `texts` between them."""
+    out = [pieces[0]]
+    for text, piece in zip(texts, pieces[1:], strict=True):
+        out.append(text)
+        out.append(piece)
+    return "".join(out)
 
 
 def _bytes_where_not_utf8(params: list[object]) -> list[object]:

@@ -29,7 +29,9 @@ Contract
   or the session's state changed; then it is kept again); the session may hand such an
   execution over as soon as it is received (`answer_on_receipt`), as it may an INSERT, UPDATE,
   DELETE or REPLACE inside a transaction, which `ClientSession.run_write_now` runs on the loop
-  when the engine may (engine `Session.write_now`), else the task's path above, a BEGIN
+  when the engine may (engine `Session.write_now`; with plain values through the plan its
+  first such execution kept, `KeptWrite` and `Session.write_kept`, whose text is still bound
+  and binlogged as it is here), else the task's path above, a BEGIN
   (`ClientSession.run_begin_now`) and a COMMIT (`ClientSession.run_commit_now`: begun there,
   answered by the session's task once committed).
 - COM_STMT_BULK_EXECUTE (MariaDB's: many rows of parameters in one command) is server/bulk.py's,
@@ -84,6 +86,7 @@ from engine.coltypes import (
 from engine.exprtypes import drop_alias, select_items
 from engine.lexer import extract, tokenize
 from engine.results import Result
+from engine.session import KeptWrite
 from protocol.binary import (
     COM_STMT_EXECUTE,
     CURSOR_TYPE_READ_ONLY,
@@ -427,6 +430,8 @@ class PreparedStatement:
     kept: KeptRead | None = None  # its read, kept by an execution with plain values
     # an INSERT/UPDATE/DELETE/REPLACE no role or admin handler claims: its `sqltext.head` (`answer_on_receipt`)
     write: str | None = None
+    # such a write's plan kept by its executions with plain values (engine `Session.write_kept`)
+    kept_write: KeptWrite | None = None
     # BEGIN / START ... and COMMIT ... without parameters that no handler claims: its `sqltext.head`
     # (`answer_on_receipt`)
     begin: str | None = None
@@ -464,6 +469,44 @@ class PreparedStatement:
             out.append(text)
             out.append(self.pieces[i + 1])
         return "".join(out)
+
+    def bind_write(self, values: list[Any], types: list[ParamType],
+                   warnings: list | None = None) -> tuple[str, list[Any] | None]:
+        """`bind` of a write (no typed literals), and its values as `_plain_values` gives them,
+        or None when one is not plain, read in the same pass (a string parameter as UTF-8 is
+        decoded and quoted once; a text one, of a client's character set, is plain when ASCII;
+        bytes-like values other than bytes, which a parameter block never gives, are not)."""
+        pieces = self.pieces
+        out = [pieces[0]]
+        plain: list[Any] | None = []
+        for i, value in enumerate(values):
+            kind = type(value)
+            if kind is int:
+                text = str(value)
+                if plain is not None and not 0 <= value <= _SIGNED_MAX:
+                    plain = None
+            elif kind is str or kind is bytes and types[i].type not in _NOT_PLAIN_TEXT:
+                if kind is bytes:
+                    try:
+                        value = value.decode("utf-8")
+                    except UnicodeDecodeError:
+                        out.append(literal(value, types[i], warnings))  # (X'..')
+                        out.append(pieces[i + 1])
+                        plain = None
+                        continue
+                elif not value.isascii() or types[i].type in _NOT_PLAIN_TEXT:
+                    plain = None
+                text = value.translate(_ESCAPE_TABLE)  # (`literal`'s quoting)
+                if plain is not None and (len(text) != len(value) or "@" in value or "/*" in value):
+                    plain = None
+                text = "'" + text + "'"
+            else:
+                text, plain = literal(value, types[i], warnings), None
+            if plain is not None:
+                plain.append(value)
+            out.append(text)
+            out.append(pieces[i + 1])
+        return "".join(out), plain
 
     def bind_text(self, literals: list[str]) -> str:
         """The text with each placeholder replaced by its literal's text."""
@@ -818,6 +861,7 @@ class PreparedStatements:
         unclaimed = not server.role.claims(head) and not server.admin.claims(sql, head)
         if keyword in WRITES_NOW and head == sqltext.head(pieces[0]) and unclaimed:  # (the values never change it)
             stmt.write = head
+            stmt.kept_write = KeptWrite(tuple(pieces))
             self.writes_any = True
         elif keyword in BEGINS_NOW and len(pieces) == 1 and unclaimed:
             stmt.begin = head
@@ -1009,10 +1053,11 @@ class PreparedStatements:
                 result = session.run_commit_now(stmt.pieces[0], stmt.commit, "Execute", unclaimed=True)
             else:
                 warned: list = []
-                sql = stmt.bind(values, types, warned)
+                sql, plain = stmt.bind_write(values, types, warned)
                 if warned:  # (the statement path gives them)
                     return False
-                result = session.run_write_now(sql, stmt.write, unclaimed=True)  # type: ignore[arg-type]
+                result = session.run_write_now(sql, stmt.write, True,  # type: ignore[arg-type]
+                                               None if plain is None else stmt.kept_write, plain)
         except SQLError as exc:  # (a failed write: the statement path's error too)
             result = exc
         return self._executed(stmt, types, result, None, 0)

@@ -200,7 +200,7 @@ from server.users import ALL, REPLICATION_CLIENT, REPLICATION_SLAVE, SUPER, Acco
 from server.variables import Scope, select_value
 
 if TYPE_CHECKING:
-    from engine.session import PreparedRead
+    from engine.session import KeptWrite, PreparedRead
     from server.session_host import SessionHost
 
 log = logging.getLogger("semisync.server.session")
@@ -1520,20 +1520,23 @@ class ClientSession(asyncio.Protocol):
             self.server.stats.count_command(keyword)
         return rows
 
-    def run_write_now(self, statement: str, keyword: str, unclaimed: bool = False) -> Any:
+    def run_write_now(self, statement: str, keyword: str, unclaimed: bool = False, kept: KeptWrite | None = None,
+                      values: list[object] | None = None) -> Any:
         """`run_statement` of a write inside the session's transaction run on the loop at once
         (`engine Session.write_now`: its writer lock held or free): its Result, or the SQLError
         it failed with, or None when the statement must take `run_statement`'s way (then
         nothing was counted). As `run_read_now`, with what `execute` refuses a write
         for besides: a read-only server, FLUSH TABLES WITH READ LOCK held by this session.
         `unclaimed`: the caller knows no role or admin handler claims `keyword` (a prepared
-        write's, decided when it was prepared: the claims are fixed once the server runs)."""
+        write's, decided when it was prepared: the claims are fixed once the server runs).
+        `kept`: the prepared write whose execution `statement` is, its placeholders holding
+        `values`, plain (engine `Session.write_kept`, which plans the text only when it must)."""
         es = self.engine_session  # (`write_now` declines a write outside a transaction itself)
         if (es is None or self.server.role.read_only or self._backup_lock is not None
                 or not self._loop_answers(statement, None if unclaimed else keyword)):
             return None
         try:
-            result = es.write_now(statement)
+            result = es.write_now(statement) if kept is None else es.write_kept(kept, statement, values)  # type: ignore[arg-type]
         except SQLError:
             self._counted(keyword, statement)
             raise

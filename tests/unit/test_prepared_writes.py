@@ -25,11 +25,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pymysql
 import pytest
+from hypothesis import strategies as st
 
 from engine.session import Session
+from protocol.binary import ParamType
 from protocol.errors import SQLError
+from protocol.messages import FieldType
 from server import prepared
 from server.admin import Admin
 from server.role import NullRole
@@ -74,20 +78,23 @@ def shell(tmp_path):
 
 @pytest.fixture
 def answered(monkeypatch):
-    """How many writes the engine ran on the loop at once (`Session.write_now` answered or failed)."""
+    """How many writes the engine ran on the loop at once (`Session.write_now` or, for a prepared
+    write with plain values, `write_kept` answered or failed)."""
     ran = [0]
-    original = Session.write_now
 
-    def counted(self, sql):
-        try:
-            result = original(self, sql)
-        except SQLError:
-            ran[0] += 1
-            raise
-        ran[0] += result is not None
-        return result
+    def counting(original):
+        def counted(self, *args):
+            try:
+                result = original(self, *args)
+            except SQLError:
+                ran[0] += 1
+                raise
+            ran[0] += result is not None
+            return result
+        return counted
 
-    monkeypatch.setattr(Session, "write_now", counted)
+    monkeypatch.setattr(Session, "write_now", counting(Session.write_now))
+    monkeypatch.setattr(Session, "write_kept", counting(Session.write_kept))
     return ran
 
 
@@ -377,10 +384,11 @@ def test_a_write_answered_on_receipt_follows_the_session_s_sql_mode(shell, answe
 
 
 def test_a_transaction_s_statements_are_read_once_each(shell, answered, monkeypatch):
-    """Answered on receipt, a prepared write's text is read (its stored functions' calls
-    looked for, `Session._expanded`) once per execution, and a BEGIN's text, whose plan its
-    session keeps, not again after its first transaction (this role commits on the statement
-    path, which reads the COMMIT)."""
+    """Answered on receipt, a prepared write's text with plain values is read (its stored
+    functions' calls looked for, `Session._expanded`) by its first execution only, which keeps
+    its plan (engine `KeptWrite`), and a BEGIN's text, whose plan its session keeps, not again
+    after its first transaction (this role commits on the statement path, which reads the
+    COMMIT)."""
     read: list[str] = []
     original = Session._expanded
 
@@ -398,7 +406,7 @@ def test_a_transaction_s_statements_are_read_once_each(shell, answered, monkeypa
             update.execute("UPDATE w SET k=k+? WHERE id=?", (1, n + 1))
             commit.execute("COMMIT")
         assert answered[0] == 3
-        assert read == ["UPDATE w SET k=k+1 WHERE id=2", "COMMIT", "UPDATE w SET k=k+1 WHERE id=3", "COMMIT"]
+        assert read == ["COMMIT", "COMMIT"]
         assert [s for txn in _role(shell).logged[-3:] for s in txn] == [
             f"UPDATE w SET k=k+1 WHERE id={n}" for n in (1, 2, 3)]
     finally:
@@ -440,3 +448,107 @@ def test_a_prepared_transaction_s_executions_ask_nothing_decided_when_prepared(s
         assert _role(shell).logged[-1] == ["UPDATE w SET k=k+5 WHERE id=2"]
     finally:
         writer.close()
+
+
+KEPT = {
+    "k": "UPDATE w SET k=k+1 WHERE id=?",
+    "c": "UPDATE w SET c=? WHERE id=?",
+    "s": "UPDATE w SET s=? WHERE id=?",
+    "insert": "INSERT INTO w (id, k, c, s) VALUES (?, ?, ?, ?)",
+    "delete": "DELETE FROM w WHERE id=?",
+}
+
+
+def _kept_script(shell: ShellServer) -> list[object]:
+    """Three transactions of one connection's prepared writes, each statement prepared once
+    (a cursor of its own, as sysbench's): strict, after SET sql_mode = '', after sql_mode back
+    and an ALTER TABLE that widens a column; the client's view after each write that fails or
+    warns, and of the table after each COMMIT."""
+    answers: list[object] = []
+    conn = _client(shell)
+    try:
+        cursors = {name: conn.cursor(prepared=True) for name in KEPT}
+        text = conn.cursor()
+
+        def look(sql: str) -> None:
+            text.execute(sql)
+            answers.append([tuple(row) for row in text.fetchall()])
+
+        def write(name: str, *values: object) -> None:
+            cur = cursors[name]
+            try:
+                cur.execute(KEPT[name], values)
+                answers.append((cur.rowcount, cur.lastrowid, cur.warning_count))
+            except mysql_connector.Error as exc:
+                answers.append(("error", exc.errno))
+            look("SHOW WARNINGS")
+
+        for n in range(3):
+            if n == 1:
+                text.execute("SET SESSION sql_mode = ''")
+            elif n == 2:
+                text.execute("SET SESSION sql_mode = DEFAULT")
+                text.execute("ALTER TABLE w MODIFY s INT")
+            conn.start_transaction()
+            write("k", 1)
+            write("k", 2)
+            write("c", f"round{n}", 1)
+            write("s", 70000, 2)  # strict: 1264; else 32767 and a warning; after the ALTER, stored
+            write("c", "x" * 11, 3)  # strict: 1406; else cut, with a warning
+            write("insert", 10 + n, n, "new", n)
+            write("insert", 1, 0, "dup", 0)  # 1062
+            write("delete", 9 + n)
+            conn.commit()
+            look("SELECT * FROM w ORDER BY id")
+    finally:
+        conn.close()
+    return answers
+
+
+def test_a_kept_write_answers_as_its_text_across_the_session_s_changes(tmp_path, wire, answered, monkeypatch):  # noqa: F811
+    """Prepared writes executed again and again with plain values run through the plan their
+    first execution kept (engine `KeptWrite`), kept again after sql_mode or the table changed:
+    the same bytes to the client, rows and binlogged statements as the session's task sends,
+    leaves and logs, where every command takes the statement path."""
+    keeps: list[bool] = []
+    keep = Session._keep_write
+
+    def counted(self, *args):
+        keeps.append(keep(self, *args))
+        return keeps[-1]
+
+    monkeypatch.setattr(Session, "_keep_write", counted)
+    (answers, sent, logged, on_loop), (answers2, sent2, logged2, on_loop2) = both_paths(
+        tmp_path, wire, monkeypatch, answered, "run_write_now", _kept_script)
+    assert on_loop == 3 * 8 and on_loop2 == 0
+    assert keeps == [True] * 3 * len(KEPT)  # each statement kept once per round, then run through it
+    assert answers == answers2
+    errors = [a[1] for a in answers if isinstance(a, tuple) and a[0] == "error"]
+    assert errors == [1264, 1406, 1062, 1062, 1406, 1062]
+    assert logged == logged2
+    assert sum("UPDATE w SET s=70000 WHERE id=2" in txn for txn in logged) == 2  # (not strict mode's)
+    assert_same_bytes(sent, sent2)
+
+
+_PARAM_TYPES = [ParamType(t) for t in (FieldType.LONGLONG, FieldType.VAR_STRING, FieldType.STRING, FieldType.BLOB,
+                                       FieldType.NEWDECIMAL, FieldType.DOUBLE, FieldType.NULL)]
+_VALUES = st.one_of(
+    st.integers(min_value=-(1 << 64), max_value=1 << 64), st.binary(max_size=6),
+    st.text(max_size=6).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    st.sampled_from([b"a'b", b"a\\b", b"a@b", b"a/*b", b"\xff\xfe", b"12.5", None, 2.5, True, "text", b"plain"]),
+)
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(st.lists(st.tuples(_VALUES, st.sampled_from(_PARAM_TYPES)), max_size=4))
+def test_a_write_s_binding_reads_its_plain_values_as_bind_and_plain_values_do(params):
+    """`bind_write` (one pass over an execution's values for a write answered on receipt) gives
+    `bind`'s text and warnings and `_plain_values`' values."""
+    values, types = [v for v, _ in params], [t for _, t in params]
+    stmt = prepared.PreparedStatement(1, ["INSERT INTO t VALUES (", *[", "] * max(len(values) - 1, 0), ")"]
+                                      if values else ["DELETE FROM t"])
+    warned: list = []
+    warned2: list = []
+    assert stmt.bind_write(values, types, warned) == (stmt.bind(values, types, warned2),
+                                                      prepared._plain_values(values, types))
+    assert warned == warned2
