@@ -137,3 +137,75 @@ async def test_the_replicated_transactions_rand_goes_on_from_the_last_seeds(tmp_
         assert await _rows(engine) == [(1, int(rand.next() * 1000000000)), (2, int(rand.next() * 1000000000))]
     finally:
         await engine.close()
+
+
+def _state(session) -> dict:
+    """A session's attributes, its `Snapshot` by its fields, without its functions' state
+    (`SessionFunctions`: the tests above)."""
+    return {k: vars(v) if k == "_snapshot" else v for k, v in vars(session).items() if k != "_fx"}
+
+
+async def test_one_session_runs_the_replicated_transactions_each_started_as_a_new_one(tmp_path):
+    """The replicated transactions' session is built once and kept; each transaction starts it
+    with the attributes it had new: every attribute the statements before changed is set back,
+    its containers made anew (not emptied: a result may still hold them)."""
+    from engine import session as session_module
+    from engine.core import _RENEWED_ATTRIBUTES
+
+    engine = await _engine(tmp_path)
+    built, started = [], []
+    original_init, original_session = session_module.Session.__init__, engine._replicated_session
+
+    def counted_init(self, *args, **kwargs):
+        built.append(self)
+        original_init(self, *args, **kwargs)
+
+    def starting(fx):  # each transaction's session as its first statement finds it
+        session = original_session(fx)
+        started.append((session, _state(session), {k: getattr(session, k) for k in _RENEWED_ATTRIBUTES}))
+        assert session._fx is fx
+        return session
+
+    session_module.Session.__init__ = counted_init
+    engine._replicated_session = starting
+    try:
+        await engine.apply_transactions([[("INSERT INTO t VALUES (1, 1)", _ctx(), "d")]], {"pos": "1"})
+        # a transaction that leaves a savepoint, a user variable, LAST_INSERT_ID, ROW_COUNT and
+        # FOUND_ROWS in the session, and more set by hand
+        await engine.apply_transactions([[("SAVEPOINT sp", _ctx(), "d"), ("SELECT @q := 9", _ctx(), "d"),
+                                          ("INSERT INTO t VALUES (2, LAST_INSERT_ID(5))", _ctx(), "d")]], {"pos": "2"})
+        session = built[0]
+        assert session.user_vars == {"q": 9} and session.last_insert_id == 5
+        session.fixed_time, session.collation_database, session.autocommit = 1, "latin1_swedish_ci", True
+        session._statements.append("x")
+        await engine.apply_transactions([[("INSERT INTO t VALUES (3, 3)", _ctx(), "d")]], {"pos": "3"})
+        assert built == [session] and [s for s, _, _ in started] == [session] * 3
+        (_, new, new_containers), (_, _, second), (_, third, third_containers) = started
+        # every attribute of a new session is renewed, the engine's, or a value never changed in place
+        assert {k for k, v in new.items()
+                if not isinstance(v, int | float | str | type(None)) and v is not engine} == set(_RENEWED_ATTRIBUTES)
+        assert third == new
+        assert all(third_containers[k] is not new_containers[k] and third_containers[k] is not second[k]
+                   for k in _RENEWED_ATTRIBUTES)
+    finally:
+        session_module.Session.__init__ = original_init
+        await engine.close()
+
+
+async def test_nothing_one_replayed_transaction_sets_reaches_the_next(tmp_path):
+    """A user variable one transaction's statement assigned, its LAST_INSERT_ID and its
+    ROW_COUNT are not the next transaction's (its statements carry their own from the master)."""
+    engine = await _engine(tmp_path)
+    try:
+        await engine.apply_transactions([[("SELECT @q := 9", _ctx(), "d"), ("INSERT INTO t VALUES (1, 1)", _ctx(), "d")]],
+                                        {"pos": "1"})
+        await engine.apply_transactions([[("INSERT INTO t VALUES (2, @q)", _ctx(), "d")]], {"pos": "2"})
+        await engine.apply_transactions(
+            [[("INSERT INTO t VALUES (3, LAST_INSERT_ID(77))", _ctx(), "d")],
+             [("INSERT INTO t VALUES (4, LAST_INSERT_ID())", _ctx(), "d")],
+             [("SELECT @q := 10", _ctx(), "d")],
+             [("INSERT INTO t VALUES (5, COALESCE(@q, -2))", _ctx(), "d")]],
+            {"pos": "3"})
+        assert await _rows(engine) == [(1, 1), (2, None), (3, 77), (4, 0), (5, -2)]
+    finally:
+        await engine.close()
