@@ -206,11 +206,6 @@ log = logging.getLogger("semisync.engine")
 
 MAIN_FILE = "__engine__.sqlite"
 _ROWID_MAX = (1 << 63) - 1  # an integer primary key is SQLite's rowid
-# a new `Session`'s attributes holding a container of its own (empty) or its `Snapshot`: made
-# anew for each replicated transaction that reuses the session (`Engine._replicated_session`);
-# every other attribute of a new session holds a value never changed in place (both checked by
-# test_engine_replicated_functions' test_one_session_runs_the_replicated_transactions_each_started_as_a_new_one)
-_RENEWED_ATTRIBUTES = ("user_vars", "_snapshot", "_named_savepoints", "_transaction_plans", "_statements")
 META_TABLE = "__engine_meta"
 CATALOG_TABLE = "__engine_catalog"
 AUTOINC_TABLE = "__engine_autoinc"  # per schema file: lower(table) -> the largest id its rows took
@@ -286,9 +281,6 @@ class Engine:
         self._wstate = functions.ConnectionState()
         # the functions' state of the replicated transactions' sessions (`_replicated_functions`)
         self._replicated_fx: functions.SessionFunctions | None = None
-        # their session, kept from one to the next with the attributes it starts each one with
-        # (`_replicated_session`)
-        self._replicated: tuple[Session, dict[str, Any]] | None = None
         self.schemas: dict[str, Path] = {}  # every database -> its file (replaced, never mutated)
         # the files attached to the writer connection, least recently used first (writer thread)
         self._w_attached: collections.OrderedDict[str, Path] = collections.OrderedDict()
@@ -1087,8 +1079,12 @@ class Engine:
         self._sp_done = True  # as COMMIT: RELEASE at the writer's next operation
 
     async def _run_replicated(self, statements: Sequence[ReplicatedStatement]) -> None:
-        """One replicated transaction's statements, in a session as fresh under the held lock."""
-        session = self._replicated_session(self._replicated_functions())
+        """One replicated transaction's statements, in a fresh session under the held lock."""
+        session = self._locked_session(self._replicated_functions())
+        session.found_rows = True  # UPDATE: rows matched, as a row event's "found" check needs
+        # the committer binlogs a replicated transaction from its relay log context
+        # (`commit_replicated`), never from this session's statements: none are kept
+        session.sql_log_bin = False
         try:
             for sql, context, db, *must_find in statements:
                 session._database = db
@@ -1096,37 +1092,8 @@ class Engine:
                 if must_find and must_find[0] and not result.affected_rows:
                     raise SQLError(ER_KEY_NOT_FOUND, must_find[0])
         except BaseException:
-            # a statement may still run on them (a cancelled read)
-            self._replicated_fx = self._replicated = None
+            self._replicated_fx = None  # a statement may still run on it (a cancelled read)
             raise
-
-    def _replicated_session(self, fx: functions.SessionFunctions) -> Session:
-        """The session of the next replicated transaction, on `fx`: the last one's with every
-        attribute set back to what it was when that session was new (its empty containers and
-        its `Snapshot` made anew), so that nothing one transaction leaves in it (user variables,
-        LAST_INSERT_ID, ROW_COUNT, a savepoint's name, a time...) reaches the next; a new one
-        the first time, after a failure, and when an attribute was added to it that a new one
-        lacks. A new `Session` costs some 19 k instructions under callgrind (its 43 attributes
-        outgrow CPython's shared keys: a dict of its own, resized as it fills); the reset is one
-        dict update."""
-        kept = self._replicated
-        if kept is not None:
-            session, fresh = kept
-            state = session.__dict__
-            if len(state) == len(fresh):  # (never deleted: the same attributes)
-                state.update(fresh)
-                for name in _RENEWED_ATTRIBUTES:
-                    state[name] = type(fresh[name])()
-                session._fx = fx
-                fx.connection_id = 0
-                return session
-        session = self._locked_session(fx)
-        session.found_rows = True  # UPDATE: rows matched, as a row event's "found" check needs
-        # the committer binlogs a replicated transaction from its relay log context
-        # (`commit_replicated`), never from this session's statements: none are kept
-        session.sql_log_bin = False
-        self._replicated = (session, dict(session.__dict__))
-        return session
 
     def _replicated_functions(self) -> functions.SessionFunctions:
         """The functions' state for the next replicated transaction's session: the last one's,
