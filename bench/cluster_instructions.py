@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -117,6 +118,36 @@ def _status(cluster: Cluster, name: str) -> int:
     return int(cluster.master.status(name).get(name, 0))
 
 
+class _Probes:
+    """One connection to each process, kept open across the counted run, for the catch-up
+    check inside it (`Cluster.caught_up` logs in anew for each query, and PyMySQL, 2.2 here,
+    asks for TLS whenever the server offers it: a TLS handshake, some 3.7 M instructions in
+    libcrypto and libssl, counted in every process once per check). Plain TCP, as sysbench's
+    own connections."""
+
+    def __init__(self, cluster: Cluster):
+        self.master = cluster.master.connect(ssl_disabled=True)
+        self.slaves = [slave.connect(ssl_disabled=True) for slave in cluster.slaves]
+
+    @staticmethod
+    def _row(conn: Any, sql: str) -> dict[str, Any]:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            row = cur.fetchone()
+            return dict(zip([d[0] for d in cur.description], row, strict=True)) if row else {}
+
+    def caught_up(self) -> bool:
+        """`Cluster.caught_up` through the kept connections."""
+        file, pos = list(self._row(self.master, "SHOW MASTER STATUS").values())[:2]
+        at = (file, str(pos))
+        return all((st.get("Relay_Master_Log_File"), str(st.get("Exec_Master_Log_Pos"))) == at
+                   for st in (self._row(slave, "SHOW SLAVE STATUS") for slave in self.slaves))
+
+    def close(self) -> None:
+        for conn in (self.master, *self.slaves):
+            conn.close()
+
+
 def _sysbench(bench: Sysbench, test: str, port: int, threads: int, events: int) -> subprocess.Popen[str]:
     return subprocess.Popen(bench.args(test, port, threads) + [f"--events={events}", "run"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -149,13 +180,14 @@ def measure(name: str, code: Path, workload: str, threads: int, events: int, rea
             if read_workload:
                 _done(_sysbench(bench, "oltp_point_select", reader, threads, 200), "read warm-up")
             groups0, yes0 = _status(cluster, "Binlog_group_commits"), _status(cluster, "Rpl_semi_sync_master_yes_tx")
+            probes = _Probes(cluster)  # opened before the zero: no login inside the counts
             for pid in dumps:
                 _callgrind_control("--zero", pid)
             runs = [] if workload == IDLE_READS else [_sysbench(bench, writes, port, threads, events)]
             if read_workload:
                 runs.append(_sysbench(bench, "oltp_point_select", reader, threads, reads))
             done = [_done(run, "run") for run in runs]
-            wait_for(cluster.caught_up, TIMEOUT, interval=1.0, message="slaves to apply the master's binlog")
+            wait_for(probes.caught_up, TIMEOUT, interval=1.0, message="slaves to apply the master's binlog")
             since = time.time() - 1
             for pid in dumps:
                 _callgrind_control("--dump", pid)
@@ -165,6 +197,7 @@ def measure(name: str, code: Path, workload: str, threads: int, events: int, rea
                 for out in dumps.values():
                     for dump in out.parent.glob(out.name + ".*"):
                         shutil.copy(dump, keep / f"{name}-{dump.name}")
+            probes.close()
             groups = _status(cluster, "Binlog_group_commits") - groups0
             yes = _status(cluster, "Rpl_semi_sync_master_yes_tx") - yes0
         finally:
