@@ -2329,10 +2329,7 @@ class Engine:
         (0, the default sql_mode's, or the plans of another, cached apart). `owner`: the asking
         session's `temporary_owner` while it has temporary tables (its names resolve to them
         first: its plans are cached apart)."""
-        key: tuple = (shape, database, self._catalog_version) if not mode else (
-            shape, database, self._catalog_version, mode)
-        if owner is not None:
-            key = (*key, owner)
+        key = self._plan_key(shape, database, mode, owner)
         plan = self._plans.get(key) if visible is None else None
         if plan is not None and plan.literal_kinds and not self.reads_kinds(plan, params):
             plan, key = self._of_kinds(plan, key, params)
@@ -2355,14 +2352,18 @@ class Engine:
                 self._plans[key] = plan
         return plan
 
-    def cached_plan(self, plan: Plan, shape: str, database: str | None, params: list[object], mode: int) -> bool:
-        """Whether `plan`, which `plan_for` just gave for `shape` with `params` (no `visible`),
-        is the one it gives for any literals of the kinds it read (`reads_kinds`) while the
-        catalog stays: the cache's, not one made for these literals alone (a plan reading a
-        live view, one with literals inlined, a shape too long to cache)."""
+    def _plan_key(self, shape: str, database: str | None, mode: int, owner: str | None) -> tuple:
+        """Where `plan_for` caches the plan of `shape` (its arguments as it takes them)."""
         key: tuple = (shape, database, self._catalog_version) if not mode else (
             shape, database, self._catalog_version, mode)
-        return self._plans.get(key) is plan
+        return key if owner is None else (*key, owner)
+
+    def cached_plan(self, plan: Plan, shape: str, database: str | None, mode: int, owner: str | None) -> bool:
+        """Whether `plan`, which `plan_for` just gave for `shape` (no `visible`; `mode` and
+        `owner` as it took them), is the one it gives for any literals of the kinds it read
+        (`reads_kinds`) while the catalog stays: the cache's, not one made for these literals
+        alone (a plan reading a live view, one with literals inlined, a shape too long to cache)."""
+        return self._plans.get(self._plan_key(shape, database, mode, owner)) is plan
 
     def reads_kinds(self, plan: Plan, params: list[object]) -> bool:
         """Whether `params` hold the kinds of literals `plan`'s translation read

@@ -1091,14 +1091,14 @@ class Session:
         literals are the values where the placeholders stand and the same otherwise whatever
         the values of their kinds (the text bound with other values of the same kinds lexes to
         the same shape and differs in exactly those slots), it calls no stored function, is read in utf8
-        (no introducer, a utf8 connection, no privilege narrowing), the session has no temporary
-        table (its plans are cached apart, `engine.temporary`) and its plan is the engine's
-        cached one for its shape; False when not (nothing kept, not tried again under the same
+        (no introducer, a utf8 connection, no privilege narrowing) and its plan is the engine's
+        cached one for its shape (the session's own while it has temporary tables, whose names
+        its plan resolves first: `engine.temporary`; making or dropping one changes the
+        catalog's version, so the state); False when not (nothing kept, not tried again under the same
         state and kinds)."""
         kinds = tuple(map(type, values))
         kept.plan, kept.state = None, ()
-        if (kept.refused == (state, kinds) or self.connection_charset is not None or self.visible is not None
-                or self.engine.temporary_any and self.owner() is not None):  # (its names: `plan_for`'s owner)
+        if kept.refused == (state, kinds) or self.connection_charset is not None or self.visible is not None:
             return False
         kept.refused = (state, kinds)
         others = [str(v ^ 1) if type(v) is int else "'" + v + "_'" for v in values]  # type: ignore[operator]
@@ -1115,11 +1115,12 @@ class Session:
                     type(literals[n]) is not type(v) or literals[n] != v for n, v in zip(slots, values, strict=True)):
                 return False
             engine = self.engine
-            plan = engine.plan_for(shape, self._database, literals, None, self.live_reader, self.write_mode)
+            owner = self.owner() if engine.temporary_any else None
+            plan = engine.plan_for(shape, self._database, literals, None, self.live_reader, self.write_mode, owner)
         except SQLError:
             return False
-        if (plan.kind != "write" or plan.introduced or not engine.cached_plan(plan, shape, self._database, literals,
-                                                                             self.write_mode)):
+        if (plan.kind != "write" or plan.introduced
+                or not engine.cached_plan(plan, shape, self._database, self.write_mode, owner)):
             return False
         kept.plan, kept.literals, kept.slots, kept.kinds, kept.state = plan, literals, slots, kinds, state
         kept.refused = None

@@ -225,9 +225,9 @@ async def test_a_write_is_kept_only_where_its_literals_are_the_values(tmp_path, 
 
 async def test_a_kept_write_writes_the_session_s_temporary_table_that_shadows_its_table(tmp_path):
     """A session's temporary table of the kept write's table name (`engine.temporary`) takes
-    its writes from then on: the plan kept for the base table is not used, nor kept again for
-    the session while it has temporary tables; another session's kept write still writes the
-    base table."""
+    its writes from then on: the plan kept for the base table is not used (the catalog
+    changed), and the one kept again is the session's own, which resolves the name to its
+    temporary table; another session's kept write still writes the base table."""
     engine = await Engine.open(tmp_path / "data")
 
     async def run(session: Any, sql: str) -> Any:
@@ -253,6 +253,7 @@ async def test_a_kept_write_writes_the_session_s_temporary_table_that_shadows_it
             await run(one, "BEGIN")
             assert one.write_kept(write, f"UPDATE t SET c='{value}' WHERE id=1", [value, 1]) is not None
             await run(one, "COMMIT")
+        assert write.plan is not None  # kept again: the session's own plan
         assert (await run(one, "SELECT k, c FROM t")).rows == [(99, "d")]
         assert (await run(two, "SELECT k, c FROM t")).rows == [(10, "b")]
         other = KeptWrite(tuple(split_placeholders(UPD_C)))
