@@ -69,7 +69,7 @@ computes on DECIMALs), its subexpressions still found.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from engine.catalog import sql_literal
@@ -977,6 +977,27 @@ class Finder:
             return INT
         return FLOAT if cats <= NUMERIC | {FLOAT} else OTHER
 
+    def name_const(self, i: int, end: int) -> Expr:
+        """NAME_CONST('name', value) (a stored program's variable as `server.routines` writes it
+        in, `[_charset] literal [COLLATE 'x']`): its value's expression, a literal computed on
+        as a literal is (a division by 0 its warning 1365, as MariaDB's)."""
+        start = i + 4
+        if not (self.at(i + 3, ",") and start < end - 1):
+            raise _Fail
+        stop = end - 1
+        if self.toks[start].kind == "word" and self.toks[start].text.startswith("_"):
+            start += 1
+        if stop - 2 > start and self.word(stop - 2, "COLLATE"):
+            stop -= 2
+        bound, self.stop = self.stop, stop
+        try:
+            value = self.unary(start)
+        finally:
+            self.stop = bound
+        if value.stop != stop or value.tree is not None:
+            raise _Fail
+        return replace(value, start=i, stop=end)
+
     def call(self, i: int, word: str) -> Expr:
         e = self.function(i, word)
         if not self.word(e.stop, "OVER"):
@@ -992,6 +1013,8 @@ class Finder:
     def function(self, i: int, word: str) -> Expr:
         open_at = i + 1
         end = self.close(open_at)
+        if word == "NAME_CONST":
+            return self.name_const(i, end)
         if word in ("CAST", "CONVERT"):
             return self.cast(i, word, end)
         if word in ("SUM", "AVG") and self.word(open_at + 1, "DISTINCT"):

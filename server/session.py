@@ -1197,7 +1197,7 @@ class ClientSession(asyncio.Protocol):
 
     def _send_error(self, exc: SQLError) -> None:
         self.server.stats.errors += 1
-        self.diagnostics = [*exc.warnings, ("Error", exc.error.code, exc.message)]
+        self.diagnostics = [*exc.warnings, ("Error", exc.error.code, exc.message), *exc.trace]
         message = exc.message if self.results_charset is None else self.results_charset.wire_text(exc.message)
         self.write(self.conn.send(ERR(exc.error.code, exc.error.sqlstate, message)))  # type: ignore[union-attr]
 
@@ -1653,16 +1653,18 @@ class ClientSession(asyncio.Protocol):
 
     def send_more_result(self, result: Any) -> None:
         """Send a result set ahead of the command's answer (a procedure's SELECT in CALL),
-        with SERVER_MORE_RESULTS_EXISTS."""
-        self.send_result(result, _MORE)
+        with SERVER_MORE_RESULTS_EXISTS and, as MariaDB's during a routine, no warnings counted
+        in its end (they stay in the diagnostics area)."""
+        self.send_result(result, _MORE, counted=False)
 
     def send_error(self, exc: SQLError) -> None:
         """Answer the command with an ERR (counted, and kept for SHOW WARNINGS)."""
         self._send_error(exc)
 
-    def send_result(self, result: Any, more: int = 0) -> None:
+    def send_result(self, result: Any, more: int = 0, counted: bool = True) -> None:
         """Answer the command with a statement's result (OK or text result set); `more`: the
-        SERVER_MORE_RESULTS_EXISTS flag of a result set sent ahead of it (`send_more_result`)."""
+        SERVER_MORE_RESULTS_EXISTS flag of a result set sent ahead of it (`send_more_result`);
+        `counted`: its warnings counted in the result set's end."""
         conn = self.conn
         assert conn is not None
         flags = self.status_flags() | more
@@ -1679,7 +1681,7 @@ class ClientSession(asyncio.Protocol):
                     self.write(conn.send_rows(self._text_head(result), flags,
                                               text_row_payloads(result.rows, len(result.columns))))
                     return
-                message = ResultSet(result_columns(result), result.rows, flags, len(warnings))
+                message = ResultSet(result_columns(result), result.rows, flags, len(warnings) if counted else 0)
             else:  # (the info, "Records: 2  Duplicates: 0  Warnings: 0", length-encoded as MariaDB's)
                 self.write(conn.send_ok(result.affected_rows, result.last_insert_id or 0, flags, len(warnings),
                                         result.info or ""))
