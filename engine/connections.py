@@ -11,7 +11,9 @@ what a query reports missing by the rules in `engine.core`'s header (a snapshot 
 The loop's reader (`ReaderPool.query_on_loop`): one more reader connection, used by the event
 loop thread only, for a plain read outside a snapshot (`engine.core`'s header, "Threads"). It
 must never hold the loop long, so it runs with no busy wait (`busy_timeout=0`) and a step budget
-(a progress handler stops the query after LOOP_READ_STEPS virtual machine steps); a query that
+(a progress handler stops the query after LOOP_READ_STEPS virtual machine steps, counted from
+each query's start; set on a connection at the loop's first query on it and left there until a
+reader thread runs a query on it, which takes it off: `Reader.budgeted`); a query that
 runs out of steps, finds the database busy, or needs a file attached gives up with no result
 (`None`): the caller runs it on a reader thread, from the start. Such a query has no side
 effect (`engine.core` lets only reads calling no function that waits or changes state here),
@@ -25,7 +27,8 @@ without one), which the snapshot then pins; when that first read cannot run on t
 over its budget, a file to attach) nothing is pinned and it runs on a reader thread, which takes
 the view then (either way the view is the first read's). Not while a query of the snapshot
 still runs on a reader thread (`Snapshot.running`: a cancelled one), nor when the connection's
-files differ from the engine's databases (attaching is the reader threads' work). A snapshot's
+files differ from the engine's databases (attaching is the reader threads' work; looked at again
+only when the engine's map of databases or the connection's files change: `Reader.matched`). A snapshot's
 end (`end_snapshot`: the COMMIT of a read transaction, which waits for nothing) runs on the
 loop, but while such a query runs (then on a reader thread)."""
 
@@ -103,6 +106,13 @@ class Reader:
         self.conn = open_connection(path, self.state, counter=counter)
         self.attached: dict[str, Path] = {}
         self.loop_cursor: sqlite3.Cursor | None = None  # its queries run on the event loop (`_run_on_loop`)
+        # the engine's map of databases it was last found to hold exactly (`_current`): the engine
+        # replaces the map on any change, and `sync_attached` / `attach_missing` forget it when
+        # they change `attached`, so the same object needs no new look
+        self.matched: dict[str, Path] | None = None
+        # the step budget's progress handler is set on its connection (`_run_on_loop`): set on
+        # the loop once, until a reader thread runs a query on it (`_off_loop`)
+        self.budgeted = False
         # one of the readers whose snapshot the loop begins (`ReaderPool._begin_on_loop`): no
         # busy wait, back to their own free list
         self.loop_begun = False
@@ -155,10 +165,7 @@ class ReaderPool:
         self._free_loop_begun: list[Reader] = []  # the loop's readers for a snapshot's first read
         self._free_lock = threading.Lock()
         self._loop_reader: Reader | None = None
-        # the map of databases the loop reader was last found to hold exactly (`_current`): the
-        # engine replaces the map on any change, so the same object needs no new look
-        self._loop_schemas: dict[str, Path] | None = None
-        self._loop_steps = 0  # progress handler calls of the loop reader's running query
+        self._loop_steps = 0  # progress handler calls of the query running on the loop (`_run_on_loop`)
         self._closed = False
 
     @property
@@ -205,11 +212,13 @@ class ReaderPool:
                 if schemas.get(name) is not reader.attached[name]:
                     reader.conn.execute("DETACH DATABASE " + quote_ident(name))
                     del reader.attached[name]
+                    reader.matched = None
         if len(schemas) <= ATTACH_LIMIT:
             for name, path in schemas.items():
                 if name not in reader.attached and len(reader.attached) < ATTACH_LIMIT:
                     reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
                     reader.attached[name] = path
+                    reader.matched = None
 
     def attach_missing(self, reader: Reader, exc: sqlite3.Error, snapshot: Snapshot | None) -> bool:
         """Attach the file of the database a query failed to find (False: not such a failure),
@@ -230,11 +239,13 @@ class ReaderPool:
             except sqlite3.OperationalError:
                 continue  # read by the open transaction
             del reader.attached[old]
+            reader.matched = None
         if len(reader.attached) >= ATTACH_LIMIT:
             raise SQLError(ER_TOO_MANY_DATABASES, ATTACH_LIMIT, "read by one transaction")
         path = self.schemas[name]
         reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
         reader.attached[name] = path
+        reader.matched = None
         return True
 
     def query(self, sql: str, args, rand, database, snapshot: Snapshot | None = None):
@@ -247,6 +258,8 @@ class ReaderPool:
                 reader.conn.execute("BEGIN")  # the snapshot is taken by the first read
         else:
             reader = self.checkout()
+        if reader.budgeted:
+            self._off_loop(reader)
         reader.state.fx = rand
         if rand is not None:
             rand.running_on(reader.conn)
@@ -287,25 +300,34 @@ class ReaderPool:
             reader = snapshot.reader
             if reader is None:
                 return self._begin_on_loop(snapshot, sql, args, rand, database, names)
-            if snapshot.running or not reader.conn.in_transaction or not _current(reader.attached, self.schemas):
+            if snapshot.running or not reader.conn.in_transaction:
                 return None
-            return self._run_on_loop(reader, sql, args, rand, database, True, names)
+            schemas = self._schemas()
+            if schemas is not reader.matched and not self._matches(reader, schemas, False):
+                return None  # (attaching in a read transaction is the reader threads' work)
+            return self._run_on_loop(reader, sql, args, rand, database, names)
         reader = self._loop_reader
         if reader is None:
             reader = self._loop_reader = Reader(self._main_file, self._counter)
-            self._loop_schemas = None  # (it holds none yet)
             reader.conn.execute("PRAGMA busy_timeout=0")
-            reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
         schemas = self._schemas()
-        if schemas is not self._loop_schemas:
+        if schemas is not reader.matched and not self._matches(reader, schemas, True):
+            return None
+        return self._run_on_loop(reader, sql, args, rand, database, names)
+
+    def _matches(self, reader: Reader, schemas: dict[str, Path], attach: bool) -> bool:
+        """Whether `reader` holds exactly the databases of `schemas` (`_current`), kept as its
+        `matched`; `attach`: outside a read transaction, made to hold them first (`sync_attached`)
+        while there are at most ATTACH_LIMIT (beyond, attaching on demand is the reader threads'
+        work)."""
+        if not _current(reader.attached, schemas):
+            if not attach or len(schemas) > ATTACH_LIMIT:
+                return False
+            self.sync_attached(reader)
             if not _current(reader.attached, schemas):
-                if len(schemas) > ATTACH_LIMIT:
-                    return None  # attaching on demand is the reader threads' work
-                self.sync_attached(reader)
-                if not _current(reader.attached, schemas):
-                    return None
-            self._loop_schemas = schemas  # (nothing but `sync_attached` here changes its files)
-        return self._run_on_loop(reader, sql, args, rand, database, False, names)
+                return False
+        reader.matched = schemas
+        return True
 
     def _begin_on_loop(self, snapshot: Snapshot, sql: str, args, rand, database, names: bool):
         """`query_on_loop` of a snapshot's first read: its read transaction begun on a reader of
@@ -321,28 +343,29 @@ class ReaderPool:
             reader = Reader(self._main_file, self._counter)
             reader.conn.execute("PRAGMA busy_timeout=0")  # (the loop never waits for a lock)
             reader.loop_begun = True
-        self.sync_attached(reader)
-        if not _current(reader.attached, schemas):
+        if schemas is not reader.matched and not self._matches(reader, schemas, True):
             self.checkin(reader)
             return None
         reader.conn.execute("BEGIN")
         snapshot.reader = reader
-        answer = self._run_on_loop(reader, sql, args, rand, database, True, names)
+        answer = self._run_on_loop(reader, sql, args, rand, database, names)
         if answer is None:  # (not run: busy, over the budget, a file to attach)
             snapshot.reader = None
             self.end_snapshot(reader)
         return answer
 
-    def _run_on_loop(self, reader: Reader, sql: str, args, rand, database, budget: bool, names: bool):
-        """Run the query on the loop with the step budget (`budget`: the progress handler is set
-        for this query only, on a connection reader threads use too), through the reader's
-        loop cursor (a cursor object per query costs more than the point read it runs)."""
+    def _run_on_loop(self, reader: Reader, sql: str, args, rand, database, names: bool):
+        """Run the query on the loop with the step budget (counted from this query's start; the
+        progress handler stays on the connection until a reader thread runs a query on it:
+        `_off_loop`), through the reader's loop cursor (a cursor object per query costs more
+        than the point read it runs)."""
         if rand is not None and rand.interrupted.is_set():
             raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
         reader.state.fx = rand
         self._loop_steps = 0
-        if budget:
+        if not reader.budgeted:
             reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
+            reader.budgeted = True
         cur = reader.loop_cursor
         if cur is None:
             cur = reader.loop_cursor = reader.conn.cursor()
@@ -356,13 +379,18 @@ class ReaderPool:
             raise map_sqlite_error(exc, database) from None
         finally:
             reader.state.fx = None
-            if budget:
-                reader.conn.set_progress_handler(None, 0)
         return [d[0] for d in cur.description or ()] if names else None, rows
 
     def _loop_step(self) -> int:
         self._loop_steps += 1
         return self._loop_steps > LOOP_READ_STEPS // LOOP_READ_CHECK
+
+    def _off_loop(self, reader: Reader) -> None:
+        """A reader a reader thread runs a query on (a snapshot's, or one of the pool that a
+        snapshot read on the loop with): without the loop's step budget, which would stop a
+        long read there (the loop sets it again at its next query on it)."""
+        reader.conn.set_progress_handler(None, 0)
+        reader.budgeted = False
 
     def end_snapshot(self, reader: Reader) -> None:
         """End a snapshot's read transaction (on the loop, or on a reader thread while a query of
@@ -390,6 +418,8 @@ class ReaderPool:
             return sqlite3.SQLITE_OK
 
         reader = self.checkout()
+        if reader.budgeted:
+            self._off_loop(reader)
         reader.conn.set_authorizer(authorize)
         try:
             reader.conn.execute("EXPLAIN " + plan.sql, args).fetchall()
