@@ -102,7 +102,7 @@ class Reader:
         self.state = functions.ConnectionState()
         self.conn = open_connection(path, self.state, counter=counter)
         self.attached: dict[str, Path] = {}
-        self.loop_cursor: sqlite3.Cursor | None = None  # its queries run on the event loop (`_run_on_loop`)
+        self.loop_cursor: sqlite3.Cursor | None = None  # its queries run on the event loop (`query_on_loop`)
         # one of the readers whose snapshot the loop begins (`ReaderPool._begin_on_loop`): no
         # busy wait, back to their own free list
         self.loop_begun = False
@@ -280,32 +280,55 @@ class ReaderPool:
         connection once its read transaction has begun (the module's header). The names (None
         unless `names`) and rows, or None when the query did not run or was stopped (its step
         budget, a busy database, a file to attach) and must run on a reader thread (which
-        answers 1053 once the pool is closed)."""
+        answers 1053 once the pool is closed). The query runs with the step budget, through the
+        reader's loop cursor (a cursor object per query costs more than the point read it runs);
+        in a snapshot the progress handler is set for this query only (its connection is one
+        reader threads use too), the loop's reader keeps its own."""
         if self._closed:
             return None
-        if snapshot is not None:
+        if snapshot is None:
+            reader = self._loop_reader
+            if reader is None:
+                reader = self._loop_reader = Reader(self._main_file, self._counter)
+                self._loop_schemas = None  # (it holds none yet)
+                reader.conn.execute("PRAGMA busy_timeout=0")
+                reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
+            schemas = self._schemas()
+            if schemas is not self._loop_schemas:
+                if not _current(reader.attached, schemas):
+                    if len(schemas) > ATTACH_LIMIT:
+                        return None  # attaching on demand is the reader threads' work
+                    self.sync_attached(reader)
+                    if not _current(reader.attached, schemas):
+                        return None
+                self._loop_schemas = schemas  # (nothing but `sync_attached` here changes its files)
+        else:
             reader = snapshot.reader
             if reader is None:
                 return self._begin_on_loop(snapshot, sql, args, rand, database, names)
-            if snapshot.running or not reader.conn.in_transaction or not _current(reader.attached, self.schemas):
+            if snapshot.running or not reader.conn.in_transaction or not _current(reader.attached, self._schemas()):
                 return None
-            return self._run_on_loop(reader, sql, args, rand, database, True, names)
-        reader = self._loop_reader
-        if reader is None:
-            reader = self._loop_reader = Reader(self._main_file, self._counter)
-            self._loop_schemas = None  # (it holds none yet)
-            reader.conn.execute("PRAGMA busy_timeout=0")
             reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
-        schemas = self._schemas()
-        if schemas is not self._loop_schemas:
-            if not _current(reader.attached, schemas):
-                if len(schemas) > ATTACH_LIMIT:
-                    return None  # attaching on demand is the reader threads' work
-                self.sync_attached(reader)
-                if not _current(reader.attached, schemas):
-                    return None
-            self._loop_schemas = schemas  # (nothing but `sync_attached` here changes its files)
-        return self._run_on_loop(reader, sql, args, rand, database, False, names)
+        if rand is not None and rand.kill_pending:
+            raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
+        reader.state.fx = rand
+        self._loop_steps = 0
+        cur = reader.loop_cursor
+        if cur is None:
+            cur = reader.loop_cursor = reader.conn.cursor()
+        try:
+            rows = cur.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as exc:
+            if self._loop_steps > LOOP_READ_STEPS // LOOP_READ_CHECK or _busy_or_missing(exc):
+                return None
+            raise map_sqlite_error(exc, database) from None
+        except SQLITE_INPUT_ERRORS as exc:
+            raise map_sqlite_error(exc, database) from None
+        finally:
+            reader.state.fx = None
+            if snapshot is not None:
+                reader.conn.set_progress_handler(None, 0)
+        return [d[0] for d in cur.description or ()] if names else None, rows
 
     def _begin_on_loop(self, snapshot: Snapshot, sql: str, args, rand, database, names: bool):
         """`query_on_loop` of a snapshot's first read: its read transaction begun on a reader of
@@ -327,38 +350,11 @@ class ReaderPool:
             return None
         reader.conn.execute("BEGIN")
         snapshot.reader = reader
-        answer = self._run_on_loop(reader, sql, args, rand, database, True, names)
+        answer = self.query_on_loop(sql, args, rand, database, snapshot, names)  # (now in its transaction)
         if answer is None:  # (not run: busy, over the budget, a file to attach)
             snapshot.reader = None
             self.end_snapshot(reader)
         return answer
-
-    def _run_on_loop(self, reader: Reader, sql: str, args, rand, database, budget: bool, names: bool):
-        """Run the query on the loop with the step budget (`budget`: the progress handler is set
-        for this query only, on a connection reader threads use too), through the reader's
-        loop cursor (a cursor object per query costs more than the point read it runs)."""
-        if rand is not None and rand.interrupted.is_set():
-            raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
-        reader.state.fx = rand
-        self._loop_steps = 0
-        if budget:
-            reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
-        cur = reader.loop_cursor
-        if cur is None:
-            cur = reader.loop_cursor = reader.conn.cursor()
-        try:
-            rows = cur.execute(sql, args).fetchall()
-        except sqlite3.OperationalError as exc:
-            if self._loop_steps > LOOP_READ_STEPS // LOOP_READ_CHECK or _busy_or_missing(exc):
-                return None
-            raise map_sqlite_error(exc, database) from None
-        except SQLITE_INPUT_ERRORS as exc:
-            raise map_sqlite_error(exc, database) from None
-        finally:
-            reader.state.fx = None
-            if budget:
-                reader.conn.set_progress_handler(None, 0)
-        return [d[0] for d in cur.description or ()] if names else None, rows
 
     def _loop_step(self) -> int:
         self._loop_steps += 1
