@@ -105,12 +105,12 @@ class Reader:
         self.state = functions.ConnectionState()
         self.conn = open_connection(path, self.state, counter=counter)
         self.attached: dict[str, Path] = {}
-        self.loop_cursor: sqlite3.Cursor | None = None  # its queries run on the event loop (`_run_on_loop`)
+        self.loop_cursor: sqlite3.Cursor | None = None  # its queries run on the event loop (`query_on_loop`)
         # the engine's map of databases it was last found to hold exactly (`_current`): the engine
         # replaces the map on any change, and `sync_attached` / `attach_missing` forget it when
         # they change `attached`, so the same object needs no new look
         self.matched: dict[str, Path] | None = None
-        # the step budget's progress handler is set on its connection (`_run_on_loop`): set on
+        # the step budget's progress handler is set on its connection (`query_on_loop`): set on
         # the loop once, until a reader thread runs a query on it (`_off_loop`)
         self.budgeted = False
         # one of the readers whose snapshot the loop begins (`ReaderPool._begin_on_loop`): no
@@ -165,7 +165,7 @@ class ReaderPool:
         self._free_loop_begun: list[Reader] = []  # the loop's readers for a snapshot's first read
         self._free_lock = threading.Lock()
         self._loop_reader: Reader | None = None
-        self._loop_steps = 0  # progress handler calls of the query running on the loop (`_run_on_loop`)
+        self._loop_steps = 0  # progress handler calls of the query running on the loop (`query_on_loop`)
         self._closed = False
 
     @property
@@ -293,10 +293,21 @@ class ReaderPool:
         connection once its read transaction has begun (the module's header). The names (None
         unless `names`) and rows, or None when the query did not run or was stopped (its step
         budget, a busy database, a file to attach) and must run on a reader thread (which
-        answers 1053 once the pool is closed)."""
+        answers 1053 once the pool is closed). The query runs with the step budget (counted
+        from its start; the progress handler stays on the connection until a reader thread
+        runs a query on it: `_off_loop`), through the reader's loop cursor (a cursor object per
+        query costs more than the point read it runs)."""
         if self._closed:
             return None
-        if snapshot is not None:
+        if snapshot is None:
+            reader = self._loop_reader
+            if reader is None:
+                reader = self._loop_reader = Reader(self._main_file, self._counter)
+                reader.conn.execute("PRAGMA busy_timeout=0")
+            schemas = self._schemas()
+            if schemas is not reader.matched and not self._matches(reader, schemas, True):
+                return None
+        else:
             reader = snapshot.reader
             if reader is None:
                 return self._begin_on_loop(snapshot, sql, args, rand, database, names)
@@ -305,15 +316,27 @@ class ReaderPool:
             schemas = self._schemas()
             if schemas is not reader.matched and not self._matches(reader, schemas, False):
                 return None  # (attaching in a read transaction is the reader threads' work)
-            return self._run_on_loop(reader, sql, args, rand, database, names)
-        reader = self._loop_reader
-        if reader is None:
-            reader = self._loop_reader = Reader(self._main_file, self._counter)
-            reader.conn.execute("PRAGMA busy_timeout=0")
-        schemas = self._schemas()
-        if schemas is not reader.matched and not self._matches(reader, schemas, True):
-            return None
-        return self._run_on_loop(reader, sql, args, rand, database, names)
+        if rand is not None and rand.kill_pending:
+            raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
+        reader.state.fx = rand
+        self._loop_steps = 0
+        if not reader.budgeted:
+            reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
+            reader.budgeted = True
+        cur = reader.loop_cursor
+        if cur is None:
+            cur = reader.loop_cursor = reader.conn.cursor()
+        try:
+            rows = cur.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as exc:
+            if self._loop_steps > LOOP_READ_STEPS // LOOP_READ_CHECK or _busy_or_missing(exc):
+                return None
+            raise map_sqlite_error(exc, database) from None
+        except SQLITE_INPUT_ERRORS as exc:
+            raise map_sqlite_error(exc, database) from None
+        finally:
+            reader.state.fx = None
+        return [d[0] for d in cur.description or ()] if names else None, rows
 
     def _matches(self, reader: Reader, schemas: dict[str, Path], attach: bool) -> bool:
         """Whether `reader` holds exactly the databases of `schemas` (`_current`), kept as its
@@ -348,38 +371,11 @@ class ReaderPool:
             return None
         reader.conn.execute("BEGIN")
         snapshot.reader = reader
-        answer = self._run_on_loop(reader, sql, args, rand, database, names)
+        answer = self.query_on_loop(sql, args, rand, database, snapshot, names)  # (now in its transaction)
         if answer is None:  # (not run: busy, over the budget, a file to attach)
             snapshot.reader = None
             self.end_snapshot(reader)
         return answer
-
-    def _run_on_loop(self, reader: Reader, sql: str, args, rand, database, names: bool):
-        """Run the query on the loop with the step budget (counted from this query's start; the
-        progress handler stays on the connection until a reader thread runs a query on it:
-        `_off_loop`), through the reader's loop cursor (a cursor object per query costs more
-        than the point read it runs)."""
-        if rand is not None and rand.interrupted.is_set():
-            raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
-        reader.state.fx = rand
-        self._loop_steps = 0
-        if not reader.budgeted:
-            reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
-            reader.budgeted = True
-        cur = reader.loop_cursor
-        if cur is None:
-            cur = reader.loop_cursor = reader.conn.cursor()
-        try:
-            rows = cur.execute(sql, args).fetchall()
-        except sqlite3.OperationalError as exc:
-            if self._loop_steps > LOOP_READ_STEPS // LOOP_READ_CHECK or _busy_or_missing(exc):
-                return None
-            raise map_sqlite_error(exc, database) from None
-        except SQLITE_INPUT_ERRORS as exc:
-            raise map_sqlite_error(exc, database) from None
-        finally:
-            reader.state.fx = None
-        return [d[0] for d in cur.description or ()] if names else None, rows
 
     def _loop_step(self) -> int:
         self._loop_steps += 1

@@ -166,6 +166,7 @@ class SessionFunctions:
         # value of a 1062 that assignment met
         self.trigger_assigned: tuple[str, Any] | None = None
         self.interrupted = threading.Event()  # KILL QUERY of the running statement
+        self.kill_pending = False  # `interrupted.is_set()`, read without a call (the loop's reads)
         self.sleeping = False  # inside SLEEP()/GET_LOCK(): the interruption ends the wait only
         self.guard = threading.Lock()  # `conn` vs interrupt(): never interrupt a connection we left
         self.conn: sqlite3.Connection | None = None  # the reader running this session's statement
@@ -182,7 +183,8 @@ class SessionFunctions:
         self.stored_rows.clear()
         self.current_row = 0
         self.fixedbin_warned.clear()
-        if self.interrupted.is_set():  # (no lock taken when unset, as `start_statement`)
+        if self.kill_pending:  # (no lock taken when unset, as `start_statement`)
+            self.kill_pending = False
             self.interrupted.clear()
         self.sleeping = False
         if self.conn is not None:  # (no statement runs on it: nothing sets it meanwhile)
@@ -209,12 +211,14 @@ class SessionFunctions:
 
     def clear_interrupt(self) -> None:
         """The statement a KILL QUERY was for has ended: the next one runs."""
-        if self.interrupted.is_set():  # (no lock taken when unset)
+        if self.kill_pending:  # (no lock taken when unset)
+            self.kill_pending = False
             self.interrupted.clear()
 
     def interrupt(self) -> None:
         """KILL QUERY: end a SLEEP()/GET_LOCK() wait, or stop the running read (SQLite's
         interrupt(): the statement fails with "interrupted")."""
+        self.kill_pending = True
         self.interrupted.set()
         with self.guard:
             if self.conn is not None and not self.sleeping:

@@ -819,7 +819,7 @@ class BinaryRowEncoder:
     value encoder is chosen once, when the encoder is made; a row then costs one call per value.
     A value its column cannot carry raises `UncarriedValue` (the first such column of the row)."""
 
-    __slots__ = ("_encoders", "_head", "_kinds", "_nbytes", "_null_column", "columns")
+    __slots__ = ("_encoders", "_head", "_kinds", "_nbytes", "_null_column", "columns", "native_answer")
 
     def __init__(self, columns: Sequence[ColumnDefinition]) -> None:
         self.columns = tuple(columns)
@@ -828,6 +828,10 @@ class BinaryRowEncoder:
         kinds = [_native_kind(*t) for t in types]
         # every column of a kind the compiled encoder takes: a list of rows goes through it first
         self._kinds = None if None in kinds else "".join(kinds).encode()  # type: ignore[arg-type]
+        # `answer`'s compiled twin with the kinds bound (None where it has none): its caller
+        # asks `answer` where it declines (`ServerConnection.send_binary_rows`)
+        self.native_answer = (None if self._kinds is None or _native_answer is None
+                              else functools.partial(_native_answer, self._kinds))
         self._nbytes = (len(self.columns) + 9) // 8
         self._head = b"\x00" + bytes(self._nbytes)  # a row without NULLs
         self._null_column = None in self._encoders
@@ -873,7 +877,7 @@ class BinaryRowEncoder:
         answer. Raises what `encode_rows` raises (`UncarriedValue`)."""
         kinds = self._kinds
         if kinds is not None and _native_answer is not None:
-            wire = _native_answer(head, rows, kinds, closing, seq)
+            wire = _native_answer(kinds, head, rows, closing, seq)
             if wire is not None:
                 return wire
         return head + frame_payloads((*self.encode_rows(rows), closing), seq)[0]
@@ -1068,7 +1072,7 @@ class ResultHead:
     `messages.text_row_payloads`; `send_binary_rows` encodes binary rows in the same pass
     (`BinaryRowEncoder.answer`)."""
 
-    __slots__ = ("columns", "encoded_columns", "packets", "_capabilities", "_around")
+    __slots__ = ("columns", "encoded_columns", "packets", "_capabilities", "arounds")
 
     def __init__(self, columns: Sequence[ColumnDefinition], encoded_columns: Sequence[bytes],
                  capabilities: int) -> None:
@@ -1076,7 +1080,7 @@ class ResultHead:
         self.encoded_columns = tuple(encoded_columns)
         self.packets = len(_column_block(self.encoded_columns, capabilities, 0, 0))  # (whatever the status)
         self._capabilities = capabilities
-        self._around: dict[int, tuple[bytes, bytes]] = {}
+        self.arounds: dict[int, tuple[bytes, bytes]] = {}  # `around`'s, by status (read by `send_binary_rows`)
 
     @classmethod
     def of(cls, columns: Sequence[ColumnDefinition], capabilities: int) -> ResultHead:
@@ -1092,9 +1096,9 @@ class ResultHead:
     def around(self, status: int) -> tuple[bytes, bytes]:
         """What goes around the rows for `status`: the column block framed from sequence id 1,
         and the closing packet's payload."""
-        pair = self._around.get(status)
+        pair = self.arounds.get(status)
         if pair is None:
-            pair = self._around[status] = (frame_payloads(self.block(status), 1)[0],
+            pair = self.arounds[status] = (frame_payloads(self.block(status), 1)[0],
                                            _terminator(self._capabilities, status))
         return pair
 

@@ -335,13 +335,15 @@ class KeptRead:
     engine's `PreparedRead`, the statement's head keyword, the kinds of those values (int, str;
     only values of the same kinds read through it), and its answer's column definitions with
     what is sent around its rows on the session's connection (`ResultHead`) and its binary row
-    encoder (None when a column is typed NULL: `carried_rows` decides each time)."""
+    encoder (None when a column is typed NULL: `carried_rows` decides each time); `com`, the Com_
+    counter its executions move (`ServerStats.com_name` of `keyword`), for `kept_answer`'s count."""
 
     read: PreparedRead
     keyword: str
     kinds: tuple[type, ...]
     head: ResultHead
     encoder: BinaryRowEncoder | None
+    com: str | None
 
 
 _SIGNED_MAX = (1 << 63) - 1
@@ -693,11 +695,12 @@ def typed_by_values(result: Any, bare: tuple[tuple[int, int, bool], ...], values
     return replace(result, columns=names, column_types=kinds)
 
 
-def _kept(read: PreparedRead, keyword: str, kinds: tuple[type, ...], result: Any, capabilities: int) -> KeptRead:
+def _kept(read: PreparedRead, keyword: str, kinds: tuple[type, ...], result: Any, capabilities: int,
+          com: str | None) -> KeptRead:
     columns = result_columns(result)
     null_typed = any(col.type == FieldType.NULL for col in columns)
     return KeptRead(read, keyword, kinds, ResultHead.of(columns, capabilities),
-                    None if null_typed else BinaryRowEncoder(columns))
+                    None if null_typed else BinaryRowEncoder(columns), com)
 
 
 class PreparedStatements:
@@ -1070,11 +1073,12 @@ class PreparedStatements:
         decoding a command; False when nothing was done.
 
         Its common case in one pass: when the session's state asks nothing of the read but its
-        rows (`ClientSession.kept_rows`: autocommit, no transaction, no warning, nothing pending)
-        and its columns carry them, the rows go to their answer with the status that state
-        gives (AUTOCOMMIT), counted as `_executed` counts them; any other case takes
-        `_answer_kept`, the path of every kept read (the bytes and counts the same:
-        tests/unit/test_prepared_reads.py)."""
+        rows (no warning listed, nothing pending: `ClientSession.reads_unhindered`, else
+        `unhindered`; then engine `Session.prepared_rows`, plain: autocommit, no transaction, no
+        warning of its own) and its columns carry them, the rows go to their answer with the
+        status that state gives (AUTOCOMMIT), counted as `_executed` and `_counted` count them;
+        any other case takes `_answer_kept`, the path of every kept read (the bytes and counts
+        the same: tests/unit/test_prepared_reads.py)."""
         stmt = self._statements.get(int.from_bytes(payload[EXECUTE_STATEMENT_ID], "little"))
         if stmt is None or stmt.long_data or stmt.long_data_error:
             return False
@@ -1086,12 +1090,15 @@ class PreparedStatements:
             return False
         session = self.session
         encoder = kept.encoder
-        if encoder is None:
+        if encoder is None or session.diagnostics or not (session.reads_unhindered or session.unhindered()):
             return self._answer_kept(stmt, kept, list(values), stmt.types, 0, True)  # type: ignore[arg-type]
+        stats = session.server.stats
         try:
-            rows = session.kept_rows(kept.read, kept.keyword, values)
+            rows = session.engine_session.prepared_rows(kept.read, values, True)  # type: ignore[union-attr]
             if rows is None:
                 return self._answer_kept(stmt, kept, list(values), stmt.types, 0, True)  # type: ignore[arg-type]
+            if kept.com is not None:  # (`_counted` of a prepared read: its rows came)
+                stats.com[kept.com] += 1
             wire = session.conn.send_binary_rows(kept.head, _AUTOCOMMIT, rows, encoder)  # type: ignore[union-attr]
         except SQLError as exc:  # (a row the engine cannot convert: the statement path's error too)
             return self._executed(stmt, stmt.types, exc, kept, 0)  # type: ignore[arg-type]
@@ -1099,7 +1106,6 @@ class PreparedStatements:
             read = kept.read
             return self._executed(stmt, stmt.types, Result(columns=read.names, column_types=read.types, rows=rows),  # type: ignore[arg-type]
                                   kept, 0)
-        stats = session.server.stats
         stats.questions += 1
         stats.com[_COUNTERS[ComStmtExecute]] += 1
         stmt.cursor = None
@@ -1205,7 +1211,9 @@ class PreparedStatements:
         if (result is not None and kinds is not None and not stmt.bare and keyword == sqltext.head(stmt.pieces[0])
                 and session.results_charset is None):  # (a kept read's answer is not converted)
             read = session.engine_session.prepare_read(sql, plain, result)  # type: ignore[arg-type]
-            stmt.kept = None if read is None else _kept(read, keyword, kinds, result, session.conn.capabilities)
+            stmt.kept = None if read is None else _kept(
+                read, keyword, kinds, result, session.conn.capabilities,  # type: ignore[union-attr]
+                session.server.stats.com_name(keyword))
             self.kept_any = self.kept_any or read is not None
         return result, None
 

@@ -93,7 +93,7 @@ import os
 import re
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -395,6 +395,7 @@ class ClientSession(asyncio.Protocol):
         self._in_commit = False
         self._in_engine = False
         self._query_killed = False
+        self.reads_unhindered = False  # `_reads_now(None)` as last asked, until a command or KILL (`unhindered`)
         self._killed = False
         # max_statement_time: the running statement's timer, its start, whether it fired
         self._statement_timer: asyncio.TimerHandle | None = None
@@ -750,6 +751,7 @@ class ClientSession(asyncio.Protocol):
         the binlog), and its answer goes nowhere."""
         self._killed = True
         self._query_killed = True
+        self.reads_unhindered = False
         self.close()
         self._cancel_if_safe()
 
@@ -785,6 +787,7 @@ class ClientSession(asyncio.Protocol):
         statement boundary; the connection stays."""
         if self._busy:
             self._query_killed = True
+            self.reads_unhindered = False
             self._cancel_if_safe()
             if self._in_engine and self.engine_session is not None:
                 self.engine_session.interrupt()
@@ -1011,6 +1014,7 @@ class ClientSession(asyncio.Protocol):
                 self.write(self.conn.send(ERR.from_error(ER_SERVER_SHUTDOWN)))  # type: ignore[union-attr]
                 return
             self._busy = True
+            self.reads_unhindered = False  # (the command may move what it asks: `unhindered`)
             try:
                 if type(event) is ComQuery:
                     await self._com_query(event.sql)
@@ -1507,18 +1511,16 @@ class ClientSession(asyncio.Protocol):
                 self.diagnostics = []
         return result
 
-    def kept_rows(self, prepared: PreparedRead, keyword: str, params: Sequence[int]) -> list | None:
-        """`run_prepared_read` of integers `params` when the session's state asks nothing of the
-        read but its rows: `_reads_now`, no warning listed from the statement before, and the
-        engine's read in autocommit outside a transaction with no warning of its own (engine
-        `Session.prepared_rows`, plain); its rows, counted. None otherwise, nothing counted
-        (then `run_prepared_read`)."""
-        if self.diagnostics or not self._reads_now(None):
-            return None
-        rows = self.engine_session.prepared_rows(prepared, params, True)  # type: ignore[union-attr]
-        if rows is not None:  # (`_counted` of a prepared read)
-            self.server.stats.count_command(keyword)
-        return rows
+    def unhindered(self) -> bool:
+        """`_reads_now(None)`, kept in `reads_unhindered` for the kept reads that follow
+        (`PreparedStatements.kept_answer` asks the flag, and this only when it is down). What it
+        asks moves only inside a command of the session's task (SET, LOCK TABLES, SET
+        TRANSACTION, COM_CHANGE_USER, a stored routine's definer: each command drops the flag as
+        it starts, `_command_loop`) or by a KILL (`kill`, `kill_query` drop it too); the
+        statements answered on receipt move none of it, and none is answered on receipt while
+        the task runs a command."""
+        self.reads_unhindered = unhindered = self._reads_now(None)
+        return unhindered
 
     def run_write_now(self, statement: str, keyword: str, unclaimed: bool = False, kept: KeptWrite | None = None,
                       values: list[object] | None = None) -> Any:
