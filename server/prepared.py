@@ -1053,8 +1053,9 @@ class PreparedStatements:
             if stmt.write is not None:
                 if types == stmt.types:  # (the bound types: a layout read with them stays valid)
                     types = stmt.types
-                if layout is None or layout[1] is None or layout[0] is not types:  # (else kept for the next)
-                    stmt.write_params = (types, ParamsLayout.of(block, stmt.param_count, types))
+                found = ParamsLayout.of(block, stmt.param_count, types)
+                if found is not None or layout is None or layout[0] is not types:  # (else the one kept stays)
+                    stmt.write_params = (types, found)
         client = session.conn.client_charset  # type: ignore[union-attr]
         if client is not None:  # (utf8: the values as read, without the call)
             values = in_client_charset(values, types, client)

@@ -141,6 +141,57 @@ def test_a_prepared_write_s_blocks_are_read_through_its_layout(shell, answered, 
         writer.close()
 
 
+def _types_once(monkeypatch) -> None:
+    """mysql-connector's prepared executions as sysbench's libmariadb sends them: the parameter
+    types with a statement's first execution only (new-params-bound 0 after it)."""
+    from mysql.connector.protocol import MySQLProtocol
+
+    make = MySQLProtocol.make_stmt_execute
+    sent: set[int] = set()
+
+    def once(self, statement_id, data=(), *args, **kwargs):
+        packet = make(self, statement_id, data, *args, **kwargs)
+        if not data or statement_id not in sent:
+            sent.add(statement_id)
+            return packet
+        at = 9 + (len(data) + 7) // 8  # (statement id, flags, iteration count, the NULL bitmap)
+        assert packet[at] == 1
+        return packet[:at] + b"\x00" + packet[at + 1 + 2 * len(data):]
+
+    monkeypatch.setattr(MySQLProtocol, "make_stmt_execute", once)
+
+
+def test_a_write_s_blocks_without_their_types_are_read_through_its_layout(shell, answered, monkeypatch):  # noqa: F811
+    """Blocks without types after a statement's first execution (sysbench's): its second
+    execution's block, laid out otherwise than the first (which carried the types), is decoded
+    and its layout kept; the later ones are read through it; the statements binlogged are the
+    values' own."""
+    decoded: list[int] = []
+    decode = prepared.decode_execute_params
+
+    def counted(block, count, *args):
+        decoded.append(count)
+        return decode(block, count, *args)
+
+    monkeypatch.setattr(prepared, "decode_execute_params", counted)
+    _types_once(monkeypatch)
+    writer = _client(shell)
+    try:
+        update, insert = writer.cursor(prepared=True), writer.cursor(prepared=True)
+        writer.start_transaction()
+        for n in range(5):
+            update.execute("UPDATE w SET c=? WHERE id=?", (f"v{n}", n % 3 + 1))
+            insert.execute("INSERT INTO w (id, k, c) VALUES (?, ?, ?)", (10 + n, n, f"i{n}"))
+        writer.commit()
+        assert decoded == [2, 3, 2, 3]
+        assert answered[0] == 10
+        assert _role(shell).logged[-1] == [
+            s for n in range(5) for s in (f"UPDATE w SET c='v{n}' WHERE id={n % 3 + 1}",
+                                          f"INSERT INTO w (id, k, c) VALUES ({10 + n}, {n}, 'i{n}')")]
+    finally:
+        writer.close()
+
+
 @pytest.mark.parametrize("count", [1, 9])
 def test_a_layout_of_integers_only_is_one_step(count):
     types = [ParamType(FieldType.LONG)] * count
