@@ -113,8 +113,31 @@ def query_event(sql: str, db: str | None, timestamp: int, thread_id: int, fk_che
     return (TYPE_QUERY, query_body(thread_id, db or "", sql, status), timestamp, 0)
 
 
+# a statement's QUERY body up to its text (the fixed part, the status variables, the database
+# name) by what decides it: the thread id, the database and the status variables' session state;
+# the same bytes for every statement a session runs in one database under one sql_mode (a
+# statement that read its time's microseconds carries them: built whole). Cleared when it holds
+# _QUERY_HEADS_KEPT (connections come and go with their thread ids).
+_QUERY_HEADS: dict[tuple[int, str | None, bool, bool, int | None], bytes] = {}
+_QUERY_HEADS_KEPT = 256
+
+
 def statement_query(stmt: Any, thread_id: int, timestamp: int) -> EventSpec:
-    """The QUERY event of an engine `LoggedStatement` (with what its session ran it under)."""
+    """The QUERY event of an engine `LoggedStatement` (with what its session ran it under):
+    `query_event`'s, its body the kept head (`_QUERY_HEADS`) and the text."""
+    if stmt.microseconds is None:
+        key = (thread_id, stmt.db, stmt.foreign_key_checks, stmt.no_auto_value_on_zero, stmt.sql_mode)
+        head = _QUERY_HEADS.get(key)
+        if head is None:
+            if len(_QUERY_HEADS) >= _QUERY_HEADS_KEPT:
+                _QUERY_HEADS.clear()
+            # (`query_body` of an empty text: the body's bytes before the text)
+            head = _QUERY_HEADS[key] = query_event("", stmt.db, timestamp, thread_id, stmt.foreign_key_checks,
+                                                   stmt.no_auto_value_on_zero, stmt.sql_mode)[1]
+        try:
+            return (TYPE_QUERY, head + stmt.sql.encode("utf-8", "surrogateescape"), timestamp, 0)
+        except UnicodeEncodeError:
+            pass  # (`query_body` refuses it: below)
     return query_event(stmt.sql, stmt.db, timestamp, thread_id, stmt.foreign_key_checks,
                        stmt.no_auto_value_on_zero, stmt.sql_mode, stmt.microseconds)
 

@@ -597,6 +597,68 @@ class IntParams:
         return self._values.unpack_from(payload, self._execute_values)
 
 
+class ParamsLayout:
+    """The layout of a COM_STMT_EXECUTE parameter block `decode_execute_params` read: every
+    parameter non-NULL, an integer of a fixed-size type or the bytes of a string type (each
+    shorter than 251 bytes: its length in one byte), the types sent with the block or not, as
+    that block had them. `read` gives the values of a block laid out the same way (byte for byte
+    up to the values, its strings of any such length), as `decode_execute_params` would read them
+    with the same bound types, or None for any other block. (`IntParams`: integers only, in one
+    step, and a kept read's whole command.)"""
+
+    __slots__ = ("_prefix", "_at", "_steps")
+
+    def __init__(self, prefix: bytes, steps: tuple[struct.Struct | None, ...]) -> None:
+        self._prefix = prefix
+        self._at = len(prefix)
+        self._steps = steps  # a run of integers read at once, or None: a string
+
+    @classmethod
+    def of(cls, block: bytes, count: int, types: Sequence[ParamType]) -> ParamsLayout | None:
+        """The layout of `block`, which `decode_execute_params` read as `types`, when it is one."""
+        nbytes = (count + 7) // 8
+        if count == 0 or len(block) <= nbytes or any(block[:nbytes]):
+            return None
+        steps: list[struct.Struct | None] = []
+        codes = ""
+        for ptype in types:
+            pair = _FIXED_INTS.get(ptype.type)
+            if pair is not None:
+                codes += pair[ptype.unsigned]
+                continue
+            if ptype.type not in _STRINGS:
+                return None
+            if codes:
+                steps.append(struct.Struct("<" + codes))
+                codes = ""
+            steps.append(None)
+        if codes:
+            steps.append(struct.Struct("<" + codes))
+        prefix = nbytes + 1 + (2 * count if block[nbytes] else 0)
+        layout = cls(bytes(block[:prefix]), tuple(steps))
+        return layout if layout.read(block) is not None else None
+
+    def read(self, block: bytes) -> list[Any] | None:
+        if not block.startswith(self._prefix):
+            return None
+        pos = self._at
+        values: list[Any] = []
+        try:
+            for step in self._steps:
+                if step is None:
+                    n = block[pos]
+                    if n > 250:  # (a NULL marker or a longer length)
+                        return None
+                    pos += 1 + n
+                    values.append(block[pos - n : pos])
+                else:
+                    values += step.unpack_from(block, pos)
+                    pos += step.size
+        except (IndexError, struct.error):
+            return None
+        return values if pos == len(block) else None
+
+
 def encode_param(ptype: ParamType, value: Any) -> bytes:
     """One parameter value as a client sends it (the inverse of the decoder; tests and fuzz)."""
     ints = _INTEGERS.get(ptype.type)
@@ -1131,7 +1193,7 @@ __all__ = [
     "COM_STMT_CLOSE", "COM_STMT_EXECUTE", "COM_STMT_FETCH", "COM_STMT_PREPARE",
     "COM_STMT_RESET", "COM_STMT_SEND_LONG_DATA", "CURSOR_TYPE_READ_ONLY", "EXECUTE_STATEMENT_ID", "STMT_COMMANDS",
     "BinaryResultSet", "BinaryRows", "ComStmtBulkExecute", "ComStmtClose", "ComStmtExecute", "ComStmtFetch",
-    "ComStmtPrepare", "ComStmtReset", "ComStmtSendLongData", "ParamType", "PrepareOK", "ZeroDate",
+    "ComStmtPrepare", "ComStmtReset", "ComStmtSendLongData", "ParamType", "ParamsLayout", "PrepareOK", "ZeroDate",
     "BinaryRowEncoder", "UncarriedValue", "decode_binary_row", "decode_execute_params",
     "Indicator", "decode_bulk_rows", "encode_bulk_rows",
     "decode_stmt_command", "decode_stmt_command_declared", "encode_binary_row",

@@ -102,6 +102,7 @@ from protocol.binary import (
     ComStmtReset,
     ComStmtSendLongData,
     IntParams,
+    ParamsLayout,
     ParamType,
     PrepareOK,
     ResultHead,
@@ -441,6 +442,9 @@ class PreparedStatement:
     # the layout of the last parameter block of plain integers `answer_on_receipt` read, with
     # the bound types it was read with (`_int_values`)
     int_params: tuple[list[ParamType], IntParams | None] | None = None
+    # a write's: the layout of a parameter block `answer_on_receipt` read, with the bound types
+    # it was read with; a block laid out alike is read through it while they stay bound
+    write_params: tuple[list[ParamType], ParamsLayout | None] | None = None
 
     def raise_long_data_error(self) -> None:
         """mysqld reports a COM_STMT_SEND_LONG_DATA's error (which has no answer) at the next
@@ -454,9 +458,12 @@ class PreparedStatement:
     bare: tuple[tuple[int, int, bool], ...] = ()
 
     param_count: int = field(init=False)  # the placeholders: `pieces` less one (an execution reads it)
+    # `pieces` as a %-format with a %s per placeholder (`bind_write` puts the literals in at once)
+    template: str = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.param_count = len(self.pieces) - 1
+        self.template = "%s".join(piece.replace("%", "%%") for piece in self.pieces)
 
     def bind(self, values: list[Any], types: list[ParamType], warnings: list | None = None) -> str:
         """The statement's text with the values as literals; in a SELECT (which is not
@@ -478,8 +485,7 @@ class PreparedStatement:
         or None when one is not plain, read in the same pass (a string parameter as UTF-8 is
         decoded and quoted once; a text one, of a client's character set, is plain when ASCII;
         bytes-like values other than bytes, which a parameter block never gives, are not)."""
-        pieces = self.pieces
-        out = [pieces[0]]
+        texts = []
         plain: list[Any] | None = []
         for i, value in enumerate(values):
             kind = type(value)
@@ -492,23 +498,21 @@ class PreparedStatement:
                     try:
                         value = value.decode("utf-8")
                     except UnicodeDecodeError:
-                        out.append(literal(value, types[i], warnings))  # (X'..')
-                        out.append(pieces[i + 1])
+                        texts.append(literal(value, types[i], warnings))  # (X'..')
                         plain = None
                         continue
                 elif not value.isascii() or types[i].type in _NOT_PLAIN_TEXT:
                     plain = None
-                text = value.translate(_ESCAPE_TABLE)  # (`literal`'s quoting)
-                if plain is not None and (len(text) != len(value) or "@" in value or "/*" in value):
+                text = value.translate(_ESCAPE_TABLE)  # (`literal`'s quoting: longer when it escapes)
+                if plain is not None and (text != value or "@" in value or "/*" in value):
                     plain = None
                 text = "'" + text + "'"
             else:
                 text, plain = literal(value, types[i], warnings), None
             if plain is not None:
                 plain.append(value)
-            out.append(text)
-            out.append(pieces[i + 1])
-        return "".join(out), plain
+            texts.append(text)
+        return self.template % tuple(texts), plain
 
     def bind_text(self, literals: list[str]) -> str:
         """The text with each placeholder replaced by its literal's text."""
@@ -1036,10 +1040,25 @@ class PreparedStatements:
         plain = _int_values(stmt, block) if kept is not None else None
         if plain is not None:
             return self._answer_kept(stmt, kept, plain, stmt.types, flags)  # type: ignore[arg-type]
-        try:
-            values, types = decode_execute_params(block, stmt.param_count, stmt.types, [False] * stmt.param_count)
-        except RemoteProtocolError:
-            return False
+        layout = stmt.write_params
+        values = None
+        if layout is not None and layout[0] is stmt.types and layout[1] is not None:
+            values = layout[1].read(block)
+        if values is not None:
+            types = stmt.types
+        elif not stmt.param_count:  # (BEGIN, COMMIT: `decode_execute_params` reads nothing)
+            values, types = [], []
+        else:
+            try:
+                values, types = decode_execute_params(block, stmt.param_count, stmt.types, [False] * stmt.param_count)
+            except RemoteProtocolError:
+                return False
+            if stmt.write is not None:
+                if types == stmt.types:  # (the bound types: a layout read with them stays valid)
+                    types = stmt.types
+                found = ParamsLayout.of(block, stmt.param_count, types)
+                if found is not None or layout is None or layout[0] is not types:  # (else the one kept stays)
+                    stmt.write_params = (types, found)
         client = session.conn.client_charset  # type: ignore[union-attr]
         if client is not None:  # (utf8: the values as read, without the call)
             values = in_client_charset(values, types, client)
