@@ -1297,8 +1297,8 @@ class Session:
             info = f"Records: {records}  Duplicates: {max(duplicates, 0)}  Warnings: {len(self._fx.warnings)}"
         elif plan.counts_rows:
             shown = len(self._fx.warnings)
-            if plan.multi is not None and plan.unsafe and self.sql_log_bin:
-                shown -= len(plan.unsafe)  # (MariaDB's multi-table UPDATE says its info before it binlogs)
+            if plan.notes_after_info and plan.unsafe and self.sql_log_bin:
+                shown -= len(plan.unsafe)
             info = f"Rows matched: {matched}  Changed: {changed}  Warnings: {shown}"
         self.row_count = affected
         if returned is not None:  # ... RETURNING: the rows written, as a result set

@@ -422,6 +422,9 @@ class Plan:
     # a multi-table UPDATE / DELETE: `sql` is the snapshot of its join, the targets written from
     # it by the writer (`engine.multiwrite`)
     multi: MultiWrite | None = None
+    # an UPDATE MariaDB says its info of before it binlogs it (a multi-table one, or one whose
+    # subquery reads its target): the info's "Warnings" counts no note 1592
+    notes_after_info: bool = False
     # the tables (lower names) of the target's database the statement names that its triggers
     # write: such a write, when a trigger fires, is MariaDB's 1442 (`engine.triggers`)
     trigger_reads: frozenset[str] = frozenset()
@@ -514,6 +517,7 @@ class Translator:
         # multi-table write's targets are: the tables MariaDB reads, for `unsafe_notes`
         self.tables_read = 0
         self.joined_targets = 0
+        self.tables_named: set[tuple[str, str]] = set()  # those tables, (schema, lower name)
         self.bracket_wrappers: set[int] = set()  # ids of the SELECTs `query_forms` wrapped a member in
         self.kinds: dict[int, bool | str] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
         # literals whose binary-ness the translation read (`exact.string_kind`), kept apart from
@@ -2124,6 +2128,7 @@ class Translator:
         else:
             self.out.append(self.table_sql(schema, table))
             self.tables_read += 1
+            self.tables_named.add((schema, table.lower()))
         # alias
         if i < len(toks) and toks[i].is_word("AS"):
             self.out.append("AS")
@@ -3340,6 +3345,10 @@ class Translator:
                                      for a in args))
         if kind == "write":
             kw.setdefault("unsafe", self.unsafe(kw))
+            # MariaDB runs an UPDATE whose subquery reads its target as a multi-table one
+            kw.setdefault("notes_after_info", kw.get("multi") is not None or (
+                self.tokens[0].is_word("UPDATE") and kw.get("target") is not None
+                and (kw["target"][0], kw["target"][1].lower()) in self.tables_named))
             kw.setdefault("generated_ignored", tuple(self.generated_ignored))
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand, uses_fraction=self.uses_fraction,

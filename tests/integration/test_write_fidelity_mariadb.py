@@ -193,9 +193,33 @@ def test_cast_of_bigint_least_value_as_unsigned(servers):
         "SELECT CAST(-18446744073709551615 AS UNSIGNED)",
         "SELECT CAST(9223372036854775808 AS UNSIGNED), CAST(18446744073709551615 AS UNSIGNED)",
         "SELECT -9223372036854775808, -9223372036854775809",
+        "SELECT CAST(-(9223372036854775808) AS UNSIGNED), CAST(-((9223372036854775808)) AS UNSIGNED)",
+        "SELECT CAST((-9223372036854775808) AS UNSIGNED), CAST(-(9223372036854775808) AS SIGNED)",
     ])
     assert theirs[0][1] == (1, ((9223372036854775808,),), None, 1, (
         ("Note", 1105, "Cast to unsigned converted negative integer to it's positive complement"),))
+    assert theirs[-2][1][1] == ((9223372036854775808, 9223372036854775808),)
+
+
+def test_cast_past_bigint_s_range(servers):
+    """A DECIMAL past the target's range clipped with warning 1916; a string's integer past
+    BIGINT's least value or BIGINT UNSIGNED's greatest clipped with warning 1292 (no note 1105)."""
+    theirs = compared(servers, "past", [
+        "CREATE TABLE past.t (id INT PRIMARY KEY, s VARCHAR(30), d DECIMAL(30,1))",
+        "INSERT INTO past.t VALUES (1, '-9223372036854775809', -9223372036854775809.4),"
+        " (2, ' -99999999999999999999', 99999999999999999999.5), (3, '-1', -0.4)",
+    ], [
+        "SELECT CAST(18446744073709551616 AS UNSIGNED)",
+        "SELECT CAST(18446744073709551616 AS SIGNED), CAST(99999999999999999999 AS UNSIGNED)",
+        "SELECT CAST(-9223372036854775809 AS SIGNED)",
+        "SELECT CAST('-9223372036854775809' AS UNSIGNED)",
+        "SELECT CAST('-18446744073709551616' AS UNSIGNED), CAST('-9223372036854775809' AS SIGNED)",
+        "SELECT CAST('-9223372036854775809x' AS UNSIGNED)",
+        "SELECT CAST(s AS UNSIGNED), CAST(s AS SIGNED), CAST(d AS UNSIGNED), CAST(d AS SIGNED) FROM t ORDER BY id",
+    ])
+    assert theirs[0][1] == (1, ((18446744073709551615,),), None, 1, (
+        ("Warning", 1916, "Got overflow when converting '18446744073709551616' to UNSIGNED INT. Value truncated"),))
+    assert theirs[3][1][4] == (("Warning", 1292, "Truncated incorrect INTEGER value: '-9223372036854775809'"),)
 
 
 ON_ANOTHER_KEY = [
@@ -323,6 +347,30 @@ def test_write_of_an_auto_increment_table_that_reads_a_table(servers):
                                 "column after selecting from another table are unsafe because the order in which rows "
                                 "are retrieved determines what (if any) rows will be written. This order cannot be "
                                 "predicted and may differ on master and the slave"),)
+
+
+def test_update_reading_its_own_table_counts_no_unsafe_note_in_its_info(servers):
+    """An UPDATE whose subquery reads its own table (MariaDB runs it as a multi-table UPDATE)
+    says its info before it is binlogged: "Warnings" counts no note 1592, SHOW WARNINGS lists
+    them; one whose subquery reads another table counts them."""
+    theirs = compared(servers, "own", [
+        "CREATE TABLE own.a (id INT AUTO_INCREMENT PRIMARY KEY, n INT)",
+        "CREATE TABLE own.b (id INT PRIMARY KEY, n INT)",
+        "INSERT INTO own.a (n) VALUES (1), (2), (3)",
+        "INSERT INTO own.b VALUES (1, 1), (2, 2), (3, 3)",
+    ], [
+        "UPDATE a SET n = n + 1 WHERE id IN (SELECT id FROM a)",
+        "UPDATE a SET n = (SELECT MAX(n) FROM a)",
+        "UPDATE a SET n = n + 1 WHERE EXISTS (SELECT 1 FROM a AS x WHERE x.id = a.id + 1)",
+        "UPDATE b SET n = n + 1 WHERE id IN (SELECT id FROM b) LIMIT 1",
+        "UPDATE IGNORE b SET n = n + 1 WHERE id IN (SELECT id FROM b)",
+        "UPDATE a SET n = n + 1 WHERE id IN (SELECT id FROM a) ORDER BY id LIMIT 2",
+        "UPDATE a SET n = n + 1 WHERE id IN (SELECT id FROM b)",
+        "UPDATE b SET n = n + 1 WHERE id IN (SELECT id FROM a) LIMIT 1",
+        "SELECT * FROM a ORDER BY id",
+    ])
+    assert theirs[0][1][2:4] == (b"(Rows matched: 3  Changed: 3  Warnings: 0", 1)
+    assert theirs[6][1][2:4] == (b"(Rows matched: 3  Changed: 3  Warnings: 1", 1)
 
 
 def test_ignored_updates_and_limits_replay_on_replicas(tmp_path):
