@@ -393,6 +393,10 @@ class Plan:
     # bound after the other arguments (`Engine._w_rows_in_order`)
     row_order: str | None = None
     order_args: int = 0
+    # UPDATE IGNORE ... LIMIT n (no ORDER BY) of a table with CHECKs: the SELECT's last argument is
+    # n, bound as -1 (all the rows), n counting the rows taken (a row a CHECK refuses is none, as
+    # MariaDB's scan counts them)
+    row_limit: bool = False
     # DELETE ... ORDER BY ... LIMIT ... RETURNING: the rowids in the ORDER BY's order (the write's
     # args but RETURNING's), the order MariaDB returns the rows in; each row then ends with its rowid
     returning_order: str | None = None
@@ -4582,8 +4586,9 @@ class Translator:
         if self.clause_at(i, ("ORDER",)) < len(toks) or self.clause_at(i, ("LIMIT",)) < len(toks) or refusing:
             # (without ORDER BY: a scan of the whole table is MariaDB's, in the primary key's order,
             # never a covering index's SQLite might take to read the rowids)
-            scan = not has_where and self.clause_at(i, ("ORDER",)) == len(toks)
-            return self.ordered_update(schema, table, prefix_out, prefix_args, up_front, scan)
+            unordered = self.clause_at(i, ("ORDER",)) == len(toks)
+            return self.ordered_update(schema, table, prefix_out, prefix_args, up_front, not has_where and unordered,
+                                       refusing and unordered)
         plan = self.finish("write", target=(schema, table.name), literals_up_front=up_front)
         if self.uses_rand:
             return plan
@@ -4625,13 +4630,17 @@ class Translator:
                        for t in self.triggers_in(table.schema))
 
     def ordered_update(self, schema: str, table: Table, prefix_out: int, prefix_args: int, up_front: bool,
-                       scan: bool = False) -> Plan:
+                       scan: bool = False, taken: bool = False) -> Plan:
         """UPDATE ... [ORDER BY ...] [LIMIT ...] (its SET emitted up to `prefix_out` / `prefix_args`,
         its WHERE, ORDER BY and LIMIT after): the rows it matches chosen in the ORDER BY's order,
         or the scan's (`Plan.row_order`), then each updated alone in that order, as MariaDB updates them; a
         key shifted row by row (SET id = id + 1 ORDER BY id DESC) never meets the next row's old
-        one. Its variants count the rows matched and changed, as the UPDATE's without ORDER BY."""
+        one. Its variants count the rows matched and changed, as the UPDATE's without ORDER BY.
+        `taken` (UPDATE IGNORE of a table with CHECKs or foreign keys, without ORDER BY, whose
+        LIMIT MariaDB's scan counts): its LIMIT counts the rows taken, not those a CHECK refuses
+        (`Plan.row_limit`; a sort's LIMIT counts them)."""
         out, args = self.out, self.args
+        row_limit = taken and out[-2:] == ["LIMIT", "?"]
         target = out[1] + (" " + out[2] if out[2].startswith("AS ") else "")
         order = ", ".join(quote_ident(c) for c in table.primary.columns) if table.primary is not None else "rowid"
         chosen = " ".join(["SELECT rowid FROM", target, *(["ORDER BY", order] if scan else []), *out[prefix_out:]])
@@ -4639,7 +4648,7 @@ class Translator:
         head, head_args = out[:prefix_out], args[:prefix_args]
         self.out, self.args = head + ["WHERE rowid = ?"], head_args + order_args
         plan = self.finish("write", target=(schema, table.name), literals_up_front=up_front,
-                           row_order=chosen, order_args=len(order_args))
+                           row_order=chosen, order_args=len(order_args), row_limit=row_limit)
         if self.uses_rand:
             return plan
         changed_out, changed_args = self.changed_condition(self.assigned)
@@ -4647,7 +4656,7 @@ class Translator:
             self.out = head + ["WHERE mysql_matched(1, ("] + changed_out + [f"), {every}) AND rowid = ?"]
             self.args = head_args + changed_args + order_args
             counted = self.finish("write", target=(schema, table.name), counts_rows=True, literals_up_front=up_front,
-                                  row_order=chosen, order_args=len(order_args))
+                                  row_order=chosen, order_args=len(order_args), row_limit=row_limit)
             if every:
                 plan.found = counted
             else:

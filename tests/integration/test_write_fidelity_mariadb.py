@@ -297,6 +297,32 @@ def test_update_ignore_of_rows_a_check_or_a_foreign_key_refuses(servers):
     assert theirs[0][1][2] == b"(Rows matched: 3  Changed: 0  Warnings: 1"
 
 
+def test_update_ignore_limit_takes_no_row_a_check_refuses(servers):
+    """UPDATE IGNORE ... LIMIT n without ORDER BY: a row its CHECK refuses is not one of the n
+    (MariaDB's scan counts the rows it takes: unchanged ones, a foreign key's refused ones); with
+    ORDER BY the sort's LIMIT counts it."""
+    theirs = compared(servers, "taken", [
+        "CREATE TABLE taken.c (id INT PRIMARY KEY, m INT, CHECK (m >= 0))",
+        "INSERT INTO taken.c VALUES (1, 1), (2, 2), (3, 3), (4, 4), (5, 5)",
+        "CREATE TABLE taken.p (id INT PRIMARY KEY)",
+        "INSERT INTO taken.p VALUES (1), (2)",
+        "CREATE TABLE taken.f (id INT PRIMARY KEY, pid INT, m INT, CHECK (m >= 0), FOREIGN KEY (pid) REFERENCES taken.p (id))",
+        "INSERT INTO taken.f VALUES (1, 1, 1), (2, 2, 2), (3, 1, 3), (4, 2, 4)",
+    ], [
+        "UPDATE IGNORE c SET m = IF(id = 2, -1, m + 10) LIMIT 2",
+        "UPDATE IGNORE c SET m = IF(id < 3, -1, m + 10) LIMIT 2",
+        "UPDATE IGNORE c SET m = IF(id = 4, -1, m) LIMIT 4",
+        "UPDATE IGNORE c SET m = IF(id = 1, -1, m + 1) WHERE id < 4 LIMIT 2",
+        "UPDATE IGNORE c SET m = IF(id = 5, -1, m + 1) ORDER BY id DESC LIMIT 3",
+        "UPDATE IGNORE c SET m = -1 LIMIT 2",
+        "SELECT * FROM c ORDER BY id",
+        "UPDATE IGNORE f SET pid = IF(id = 1, 99, 2), m = IF(id = 2, -1, m) LIMIT 2",
+        "SELECT * FROM f ORDER BY id",
+    ])
+    assert theirs[0][1][2] == b"(Rows matched: 2  Changed: 2  Warnings: 3"
+    assert theirs[6][1][1] == ((1, 11), (2, 3), (3, 25), (4, 15), (5, 5))
+
+
 def test_write_of_an_auto_increment_table_that_reads_a_table(servers):
     theirs = compared(servers, "autosel", [
         "CREATE TABLE autosel.a (id INT AUTO_INCREMENT PRIMARY KEY, n INT)",
