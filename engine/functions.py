@@ -2254,7 +2254,7 @@ UNBOUNDED = frozenset({
 VOLATILE = frozenset({
     "uuid", "uuid_short", "sys_guid", "random_bytes", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
     "mysql_set_var", "mysql_get_var",
-    "mysql_upsert_mark", "mysql_matched", "mysql_row_read", "mysql_fixedbin_bound", "mysql_store_row", "mysql_sleep", "mysql_sysdate", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
+    "mysql_upsert_mark", "mysql_matched", "mysql_row_read", "mysql_fixedbin_bound", "mysql_number_text", "mysql_store_row", "mysql_sleep", "mysql_sysdate", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
     "is_used_lock",
 })
 
@@ -2713,6 +2713,19 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
                 fx.warn(warned[0][1:])
         return text
 
+    def mysql_number_text(value: Any, what: str, strict: int, binary: int) -> Any:
+        """A string literal arithmetic reads as a number of type `what` ("DOUBLE", "DECIMAL"),
+        converted for each row computed (`VOLATILE`), as MariaDB converts it: one that is no
+        number throughout warned of each time (1292, `values.number_warning`, a `binary` one
+        shown by its bytes), a strict INSERT / UPDATE's error (`strict`); its value as it is
+        (SQLite's arithmetic reads its number)."""
+        read = value.encode("utf-8", "surrogateescape") if binary and type(value) is str else value
+        if isinstance(read, str | bytes) and (warning := values.number_warning(read, what)) is not None:
+            if strict and warning[0] == "Warning":
+                raise_sql(SQLError(ER_TRUNCATED_NUMBER, message=warning[2]))
+            warn(warning)
+        return value
+
     def mysql_row_read(_rowid: Any) -> int:
         """An UPDATE's first WHERE term: one more row its scan read (`current_row`), the row MariaDB
         names in a stored value's warning or error; true."""
@@ -2889,7 +2902,8 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "password": (1, strfuncs.password), "old_password": (1, strfuncs.old_password),
         "cot": (1, cot),
         "sys_guid": (0, lambda: mysql_uuid(session_fx().rand).replace("-", "")),
-        "mysql_fsp": (4, mysql_fsp), "mysql_now_stored": (4, now_stored), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (-1, mysql_store_check), "mysql_store_row": (3, mysql_store_row), "mysql_store_assigned": (2, mysql_store_assigned), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
+        "mysql_fsp": (4, mysql_fsp), "mysql_now_stored": (4, now_stored), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (-1, mysql_store_check),
+        "mysql_number_text": (4, mysql_number_text), "mysql_number_text_quiet": (4, lambda value, *_reading: value), "mysql_store_row": (3, mysql_store_row), "mysql_store_assigned": (2, mysql_store_assigned), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
         "is_free_lock": (1, lambda n: None if n is None else int(LOCKS.owner(_to_str(n)) is None)),

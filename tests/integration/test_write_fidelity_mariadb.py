@@ -93,6 +93,40 @@ def test_fixedbin_compared_with_text_of_no_value_in_a_write(servers):
     assert theirs[0][1] == ("error", 1292, "Incorrect uuid value: 'junk'")
 
 
+def test_a_string_arithmetic_reads_as_a_number_is_converted_per_row(servers):
+    """A string literal + - * / reads as a DOUBLE beside a column: converted for each row
+    computed, each time warning 1292 (a note for trailing spaces), a strict INSERT / UPDATE's
+    error (not a DELETE's, not a SELECT's); an UPDATE warns once for each row it matches,
+    changed or not."""
+    theirs = compared(servers, "numtext", [
+        "CREATE TABLE numtext.t (id INT PRIMARY KEY, k INT, s VARCHAR(10), d DECIMAL(6,2), f DOUBLE)",
+        "INSERT INTO numtext.t VALUES (1, 1, 'a', 1.5, 1.5), (2, 2, 'b', 2.5, 2.5), (3, 3, 'c', 3.5, 3.5)",
+    ], [
+        "UPDATE t SET k = k + 'x'",
+        "UPDATE t SET k = k * 'x' WHERE id = 1",
+        "UPDATE t SET f = f - 'x'",
+        "UPDATE t SET s = k + '1x'",
+        "UPDATE t SET k = k + '1 '",
+        "UPDATE IGNORE t SET k = k + 'x'",
+        "SELECT k + 'x', d + 'y', 'z' + 1 FROM t",
+        "SELECT id FROM t WHERE k + 'x' = 1",
+        "SELECT SUM(k + 'x') FROM t",
+        "DELETE FROM t WHERE k + 'x' = 100",
+        "SELECT * FROM t ORDER BY id",
+        "SET sql_mode = ''",
+        "UPDATE t SET k = k + 'x'",
+        "UPDATE t SET k = k + 'x' WHERE id > 1",
+        "UPDATE t SET d = d + 'x'",
+        "UPDATE t SET k = 'x' + 1",
+        "UPDATE t SET k = k + '1x' ORDER BY id LIMIT 2",
+        "UPDATE t SET k = k + 1 WHERE k + 'x' > 1",
+        "INSERT INTO t VALUES (4, 1 + 'x', 'a', 1, 1), (5, 2 + 'y', 'b', 1, 1)",
+        "SELECT * FROM t ORDER BY id",
+    ])
+    assert theirs[0][1] == ("error", 1292, "Truncated incorrect DOUBLE value: 'x'")
+    assert theirs[12][1][2:4] == (b"(Rows matched: 3  Changed: 0  Warnings: 3", 3)
+
+
 def test_update_names_the_row_its_scan_read(servers):
     theirs = compared(servers, "scan", [
         "CREATE TABLE scan.t (id INT PRIMARY KEY, n INT, tn TINYINT, k INT, KEY (k))",
