@@ -72,6 +72,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
+from engine import values
 from engine.catalog import sql_literal
 from engine.coltypes import INTEGER_CODES, STRING_CODES, ColumnType, datetime_type
 from engine.exprtypes import Unknown, skip_parens, split_select
@@ -119,9 +120,23 @@ def string_kind(value: object) -> bool | str:
     return CHARACTER_STRING if type(value) is str else literal_kind(value)
 
 
+NUMBER_STRING = "number string"  # (`text_kind`)
+
+
+def text_kind(value: object) -> bool | str:
+    """A literal's kind where the translation read whether a string read as a number is one
+    throughout (`translate.Translator.number_text`): NUMBER_STRING for one ('5', ' 1.5e3'),
+    `string_kind` for any other."""
+    if type(value) in (str, bytes) and values.number_warning(value, "DOUBLE") is None:  # type: ignore[arg-type]
+        return NUMBER_STRING
+    return string_kind(value)
+
+
 def plan_kind(value: object, recorded: bool | str) -> bool | str:
-    """`value`'s kind as a plan recorded one (`recorded`): `string_kind` where that is what it
-    read, else `literal_kind`."""
+    """`value`'s kind as a plan recorded one (`recorded`): `text_kind` or `string_kind` where
+    that is what it read, else `literal_kind`."""
+    if recorded == NUMBER_STRING:
+        return text_kind(value)
     return string_kind(value) if recorded in (BINARY_STRING, CHARACTER_STRING) else literal_kind(value)
 
 

@@ -69,11 +69,13 @@ from engine.exact import (
     EXACT,
     NUMBER_ARGS,
     NUMBER_CALLS,
+    NUMBER_STRING,
     STRING_CALLS,
     Finder,
     literal_kind,
     member_number,
     string_kind,
+    text_kind,
 )
 from engine.exprtypes import (
     JSON_VALUED,
@@ -1047,7 +1049,10 @@ class Translator:
         """The string literal `param` read as a number of type `read_as` ("DOUBLE", "DECIMAL"),
         converted for each row computed (`NUMBER_TEXT_CALL`)."""
         raw = self.raw_params if self.raw_params is not None else self.params
-        kind = self.string_kinds[param] = string_kind(raw[param])  # (X'..' is shown by its bytes)
+        kind = self.string_kinds[param] = text_kind(raw[param])  # (X'..' is shown by its bytes)
+        if kind == NUMBER_STRING:  # (a number throughout: never warned of, computed as SQLite does)
+            self.add_arg(param)
+            return
         self.out.append(NUMBER_TEXT_CALL)
         self.add_arg(param)
         self.out.append(f", '{read_as}', {int(self.strict_values)}, {int(kind == BINARY_STRING)})")
