@@ -1704,6 +1704,9 @@ class Engine:
         updated. Returns the rows updated."""
         split = len(args) - plan.order_args
         head, tail = list(args[:split]), args[split:]
+        limit = -1
+        if plan.row_limit:  # (the rows taken counted here, the refused ones not)
+            limit, tail = tail[-1], [*tail[:-1], -1]
         conn = self._wconn
         rowids = [rowid for (rowid,) in self._w_execute(plan.row_order, tail).fetchall()]
         affected, fx = 0, self._wstate.fx
@@ -1711,6 +1714,9 @@ class Engine:
         conn.execute("SAVEPOINT __rows")
         try:
             for n, rowid in enumerate(rowids, 1):
+                if limit == 0:
+                    break
+                limit -= 1
                 if fx is not None:  # (its stored values' warnings and errors name this row)
                     fx.current_row = n
                 row_args = [*head, rowid]
@@ -1724,8 +1730,10 @@ class Engine:
                     if not (ignore and fx is not None and error.code == ER_CONSTRAINT_FAILED.code):
                         raise error from None
                     # UPDATE IGNORE: a row its CHECK refuses left as it was, warned of, not matched
+                    # (nor taken under a LIMIT)
                     fx.upserts_changed, fx.upserts_unchanged = counts
                     fx.warnings.append((n, "Warning", error.code, error.message))
+                    limit += 1
                 except sqlite3.IntegrityError as exc:
                     refused = fk_error(exc)
                     if ignore and fx is not None and refused is not None \

@@ -74,7 +74,6 @@ from engine.translate import (
     LAST_ID,
     NOW,
     NOW_US,
-    NUMBER_TEXT,
     ROW_COUNT,
     STORE,
     TYPED,
@@ -100,7 +99,6 @@ from protocol.errors import (
     ER_SP_DOES_NOT_EXIST,
     ER_SP_FETCH_NO_DATA,
     ER_TOO_MANY_ROWS,
-    ER_TRUNCATED_NUMBER,
     ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN,
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
     SQLError,
@@ -811,14 +809,6 @@ class Session:
                 args.append(values.typed_literal(source[2], params[source[1]]))
             elif source[0] == FIXEDBIN:
                 args.append(fixedbin.bound(source[2], params[source[1]], self._fx.warnings))
-            elif source[0] == NUMBER_TEXT:  # a string an exact computation reads as a number
-                value = params[source[1]]
-                if (type(value) is str or isinstance(value, bytes)) \
-                        and (warning := values.number_warning(value, source[2])) is not None:
-                    if source[3] and warning[0] == "Warning":  # (a strict INSERT / UPDATE's)
-                        raise SQLError(ER_TRUNCATED_NUMBER, message=warning[2])
-                    self._fx.warnings.append((0, *warning))
-                args.append(value)
             elif source[0] == WRITTEN:
                 if texts is None and any(type(params[n]) in _WRITTEN_NUMBERS for n in source[1] if n >= 0):
                     texts = literal_texts(sql)
@@ -1297,8 +1287,8 @@ class Session:
             info = f"Records: {records}  Duplicates: {max(duplicates, 0)}  Warnings: {len(self._fx.warnings)}"
         elif plan.counts_rows:
             shown = len(self._fx.warnings)
-            if plan.multi is not None and plan.unsafe and self.sql_log_bin:
-                shown -= len(plan.unsafe)  # (MariaDB's multi-table UPDATE says its info before it binlogs)
+            if plan.notes_after_info and plan.unsafe and self.sql_log_bin:
+                shown -= len(plan.unsafe)
             info = f"Rows matched: {matched}  Changed: {changed}  Warnings: {shown}"
         self.row_count = affected
         if returned is not None:  # ... RETURNING: the rows written, as a result set

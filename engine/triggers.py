@@ -60,7 +60,6 @@ from engine.translate import (
     CURTIME,
     FIXEDBIN,
     NOW,
-    NUMBER_TEXT,
     STORE,
     TYPED,
     UNIX_NOW,
@@ -577,7 +576,7 @@ def _arg_sql(source, params: list[object], markers: dict[int, str], texts: list[
     if type(source) is str and source in _TIME_SOURCES:
         return f"__trg_time({_TIME_SOURCES[source]})"
     kind = source[0] if type(source) is tuple else None
-    if kind in (STORE, "bytes", TYPED, FIXEDBIN, NUMBER_TEXT) and source[1] in markers:
+    if kind in (STORE, "bytes", TYPED, FIXEDBIN) and source[1] in markers:
         return markers[source[1]]
     if kind == STORE:
         return _sqlite_literal(values.stored_literal(source, params, texts))
@@ -587,8 +586,6 @@ def _arg_sql(source, params: list[object], markers: dict[int, str], texts: list[
         return _sqlite_literal(values.typed_literal(source[2], params[source[1]]))
     if kind == FIXEDBIN:
         return _sqlite_literal(fixedbin.bound(source[2], params[source[1]], None))
-    if kind == NUMBER_TEXT:
-        return _sqlite_literal(params[source[1]])
     if kind == "const":
         return _sqlite_literal(source[1])
     raise SQLError(ER_NOT_SUPPORTED_YET, "this expression in a trigger")
