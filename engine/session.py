@@ -1596,7 +1596,7 @@ class Session:
         (`_end_transaction`) so that a replica makes or drops the table too."""
         engine = self.engine
         await self._acquire(across=True)
-        if sql.lstrip()[:4].upper() == "DROP":  # (even one that drops none, or fails: MariaDB's)
+        if sql.lstrip().upper().startswith("DROP"):  # (even one that drops none, or fails: MariaDB's)
             self._kept_temporary = True
         action = parse()
         log = (self._database, sql, timestamp, None, None, self.owner())
