@@ -249,7 +249,7 @@ _REPLACE_SELECT = re.compile(r'(?P<head>REPLACE INTO "[^"]*"\."[^"]*")(?: \((?P<
 _IDENT = r'(?:"(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*)'
 # an INSERT's translation up to its VALUES / SELECT (`_values_apart`, `_select_apart`)
 _INSERT_HEAD = re.compile(
-    r'(?P<head>INSERT (?:OR IGNORE )?INTO "(?:[^"]|"")*"\."(?:[^"]|"")*" \((?P<columns>(?:[^()"]|"(?:[^"]|"")*")*)\)) '
+    r'(?P<head>INSERT (?:OR IGNORE )?INTO "(?:[^"]|"")*"\."(?:[^"]|"")*"(?: AS "(?:[^"]|"")*")? \((?P<columns>(?:[^()"]|"(?:[^"]|"")*")*)\)) '
     r'(?P<rest>.*)\Z', re.S)
 _UPSERT_AFTER_SELECT = " WHERE true ON CONFLICT DO UPDATE SET "  # (Translator: INSERT ... SELECT ... ON DUPLICATE)
 _NUMBERED = "SELECT *, ? + row_number() OVER () - 1 FROM "  # (Translator: INSERT ... SELECT numbering ids)
@@ -359,6 +359,10 @@ class Engine:
         # the redo record of a group that writes several files
         self._txn_log: list[list] = []
         self._group_log: list[list] = []
+        # (schema, stored name) of the temporary tables the current logical transaction made or
+        # dropped (`_w_ddl_kept`), and where each of its savepoints stood in that list
+        self._txn_temporary: list[tuple[str, str]] = []
+        self._temporary_marks: dict[str, int] = {}
         self._torn: tuple[list[str], list[list], dict[str, str]] | None = None
         self._sync_pending: set[str] = set()
         # files holding commits not fsynced yet (synchronous NORMAL, `durable=False`): either
@@ -1052,6 +1056,7 @@ class Engine:
         self._touched = set()
         self._txn_log = []
         self._group_log = []
+        self._txn_temporary, self._temporary_marks = [], {}
         # the catalog may describe rolled-back DDL: reload it from the files
         for name, path in list(self._pending_drops):
             self.schemas = {**self.schemas, name: path}
@@ -1292,11 +1297,15 @@ class Engine:
             assert conn is not None, "engine not open"
             if not commit:
                 conn.execute("ROLLBACK TO txn")
+                if self._txn_temporary:
+                    self._w_keep_temporary()
                 self._w_fk_after_rollback()
                 self._auto_in_rows = False  # (ids its rows took are gone with them)
             if release or not commit:
                 conn.execute("RELEASE txn")
             self._sp_open = False
+        self._txn_temporary = []
+        self._temporary_marks = {}
 
     def _w_savepoint(self, kind: str, name: str, log: tuple) -> None:
         self._w_begin()
@@ -1305,7 +1314,11 @@ class Engine:
             self._wconn.execute(f"{sql} {quote_ident('u_' + name.lower())}")
         except sqlite3.OperationalError:
             raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name) from None
+        if kind == "savepoint":
+            self._temporary_marks[name.lower()] = len(self._txn_temporary)
         if kind == "rollback_to":
+            if self._txn_temporary:
+                self._w_keep_temporary(self._temporary_marks.get(name.lower(), 0))
             self._w_fk_after_rollback()
             self._auto_in_rows = False
         # logged for every file (target None): a redo re-runs it with the statements it undoes
@@ -2117,7 +2130,45 @@ class Engine:
         target = action.create_schema or action.drop_schema or action.schema
         self._group_log.append(_redo_entry(target, log, None, True))
 
-    def _w_ddl_apply(self, action: DdlAction) -> None:
+    def _w_ddl_kept(self, action: DdlAction, log: tuple) -> None:
+        """A CREATE / DROP TEMPORARY TABLE inside the open transaction, which MariaDB does not
+        commit: applied under a savepoint of its own (a failure undoes it alone), its statement
+        logged with the transaction's. Temporary tables are not transactional there: the names
+        it makes or drops are kept (`_txn_temporary`) for a rollback of the transaction, or to a
+        savepoint before it, to leave them as the catalog has them (`_w_keep_temporary`)."""
+        self._w_begin()
+        self._fk.drop(self._wconn)
+        try:
+            self._w_ddl_apply(action, kept=True)
+        finally:
+            self._w_fk_install()
+        self._txn_temporary.extend((t.schema, t.name) for t in action.put)
+        self._txn_temporary.extend(action.delete)
+        self._txn_log.append(_redo_entry(action.schema, log, None, True))
+
+    def _w_keep_temporary(self, since: int = 0) -> None:
+        """After a rollback: the temporary tables made or dropped in the transaction (from the
+        `since`-th name of `_txn_temporary`), which SQLite undid, made or dropped again as the
+        catalog has them (MariaDB's rollback leaves a temporary table it made, empty, and does
+        not bring back one it dropped)."""
+        conn = self._wconn
+        for schema, name in dict.fromkeys(self._txn_temporary[since:]):
+            if schema not in self.schemas:
+                continue
+            if conn.execute(f"SELECT 1 FROM {quote_ident(schema)}.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
+                            (name,)).fetchone():
+                conn.execute(f"DROP TABLE {quote_ident(schema)}.{quote_ident(name)}")
+            conn.execute(f"DELETE FROM {quote_ident(schema)}.{CATALOG_TABLE} WHERE name = ?", (name,))
+            table = self.table(schema, name)
+            if table is not None:
+                for sql in table.sqlite_create():
+                    conn.execute(sql)
+                conn.execute(f"INSERT INTO {quote_ident(schema)}.{CATALOG_TABLE} (name, def) VALUES (?, ?)",
+                             (table.name, table.to_json()))
+
+    def _w_ddl_apply(self, action: DdlAction, kept: bool = False) -> None:
+        """Apply a DDL action in a transaction of its own; `kept`: under a savepoint of the
+        open transaction instead (`_w_ddl_kept`)."""
         conn = self._wconn
         if action.noop:
             return
@@ -2161,7 +2212,10 @@ class Engine:
         needed = {action.schema, *(t.schema for t in action.put), *(s for s, _ in action.delete),
                   *(fk.ref_schema for t in action.put for fk in t.foreign_keys)}
         self._w_need(needed & self.schemas.keys())
-        self._w_begin()
+        if kept:
+            conn.execute("SAVEPOINT ddl")
+        else:
+            self._w_begin()
         try:
             for sql, args in action.view_selects:
                 self._w_check_view(sql, args)
@@ -2205,9 +2259,16 @@ class Engine:
             if action.database_options is not None:
                 self._w_put_options(action.schema, action.database_options)
         except (sqlite3.Error, SQLError) as exc:
-            self._w_end(False)
+            if kept:
+                conn.execute("ROLLBACK TO ddl")
+                conn.execute("RELEASE ddl")
+            else:
+                self._w_end(False)
             raise (exc if isinstance(exc, SQLError) else map_sqlite_error(exc, action.schema)) from None
-        self._w_end(True)
+        if kept:
+            conn.execute("RELEASE ddl")
+        else:
+            self._w_end(True)
         catalog = dict(self.catalog)
         for schema, name in action.delete:
             tables = dict(catalog[schema])
@@ -2663,7 +2724,7 @@ def _select_apart(plan: Plan, args: list, table: Table | None) -> _Apart | None:
 
 
 # an INSERT ... SELECT as the translation writes it (`translate`: INSERT INTO "db"."t" ("c", ...) SELECT ...)
-_INSERT_SELECT = re.compile(r'INSERT INTO "(?:[^"]|"")*"\."(?:[^"]|"")*"(?: \((?P<cols>(?:"(?:[^"]|"")*"(?:, )?)+)\))? '
+_INSERT_SELECT = re.compile(r'INSERT INTO "(?:[^"]|"")*"\."(?:[^"]|"")*"(?: AS "(?:[^"]|"")*")?(?: \((?P<cols>(?:"(?:[^"]|"")*"(?:, )?)+)\))? '
                             r"(?P<select>SELECT\b.*)", re.DOTALL)
 _QUOTED_NAME = re.compile(r'"((?:[^"]|"")*)"')
 

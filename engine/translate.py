@@ -647,6 +647,18 @@ class Translator:
         schema, table = self.qualify(None, first.text)
         return i + 1, schema, self.stored(schema, table)
 
+    def temporary_alias(self, name: str, start: int) -> str | None:
+        """The name the statement wrote for its target, the temporary table stored as `name`,
+        where its tokens from `start` name a column with it (`name.column`: SQLite knows the
+        table by its stored name, so the target is aliased as written); None otherwise (a plan
+        without the alias keeps the forms other paths read, `core._INLINE_ROW_WRITE` ...)."""
+        written = self.written_names.get(name.lower())
+        toks = self.tokens
+        if written is None or not any(t.text.lower() == written.lower() and n + 1 < len(toks) and toks[n + 1].text == "."
+                                      for n, t in enumerate(toks[start:], start)):
+            return None
+        return written
+
     def stored(self, schema: str, name: str) -> str:
         """`name` as stored: the session's temporary table's name where it has one."""
         found = self.temporary(schema, name)
@@ -3975,6 +3987,8 @@ class Translator:
         else:
             self.out.append("INSERT OR IGNORE INTO" if ignore else "INSERT INTO")
         self.out.append(self.table_sql(schema, name))
+        if (written := self.temporary_alias(name, i)) is not None:
+            self.out.append("AS " + quote_ident(written))
         columns: list[str] | None = None
         if i < len(toks) and toks[i].kind == "op" and toks[i].text == "(" and not (
                 i + 1 < len(toks) and toks[i + 1].is_word("SELECT")):
@@ -4600,6 +4614,8 @@ class Translator:
             if toks[i].kind in ("word", "ident") and not toks[i].is_word(*NOT_ALIAS):
                 self.out.append("AS " + quote_ident(toks[i].text))
                 i += 1
+        elif (written := self.temporary_alias(name, i)) is not None:
+            self.out.append("AS " + quote_ident(written))
         if i >= len(toks) or not toks[i].is_word("SET"):
             raise SQLError(ER_NOT_SUPPORTED_YET, "multi-table UPDATE") if i < len(toks) else self.error_at(i)
         self.out.append("SET")
@@ -4837,6 +4853,9 @@ class Translator:
             self.target_alias = toks[i].text
             target += f" AS {quote_ident(toks[i].text)}"
             i += 1
+        elif (written := self.temporary_alias(name, i)) is not None:
+            self.target_alias = written
+            target += f" AS {quote_ident(written)}"
         self.out.append(f"DELETE FROM {target}")
         depth = 0
         limited = False  # ... ORDER BY / LIMIT ... RETURNING

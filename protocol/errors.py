@@ -152,6 +152,8 @@ ER_GTID_DUMP_PURGED = MySQLError(
     "required binlog files have been purged.",
 )
 ER_UNKNOWN_SYSTEM_VARIABLE = MySQLError(1193, "HY000", "Unknown system variable '%s'")
+ER_WARNING_NOT_COMPLETE_ROLLBACK = MySQLError(1196, "HY000",
+                                              "Some non-transactional changed tables couldn't be rolled back")
 ER_UNKNOWN_COLLATION = MySQLError(1273, "HY000", "Unknown collation: '%s'")
 ER_UNKNOWN_CHARACTER_SET = MySQLError(1115, "42000", "Unknown character set: '%s'")
 ER_KEY_DOES_NOT_EXISTS = MySQLError(1176, "42000", "Key '%s' doesn't exist in table '%s'")

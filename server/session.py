@@ -908,9 +908,11 @@ class ClientSession(asyncio.Protocol):
                 for under_schema, under, _column in access.reads:
                     if under_views.get((under_schema, under.lower())) != WRITE:
                         under_views[(under_schema, under.lower())] = mode
-            elif engine.table(schema, name) is None:
+            elif (es.table(schema, name) if es is not None else engine.table(schema, name)) is None:
                 raise SQLError(ER_NO_SUCH_TABLE, schema, name)
-        locks = TableLocks(tables, under_views)
+        owned = (lambda schema, name: False) if es is None else (
+            lambda schema, name: es.engine.temporary_of(es.temporary_owner)(schema, name) is not None)
+        locks = TableLocks(tables, under_views, owned)
         if locks.all_read:
             await self._hold_writer()
         self.table_locks = locks
@@ -959,7 +961,7 @@ class ClientSession(asyncio.Protocol):
         es = self.engine_session
         if es is not None:
             try:
-                await es.close()
+                await self._close_engine_session()
                 await self.drop_temporary_tables()
             except Exception:
                 log.exception("session %d: closing the engine session failed", self.connection_id)
@@ -1165,7 +1167,7 @@ class ClientSession(asyncio.Protocol):
         back (the engine session closed, its locks let go), its user variables, prepared
         statements and session variables gone, its temporary tables dropped. The caller opens
         the next engine session."""
-        await self.engine_session.close()
+        await self._close_engine_session()
         await self.drop_temporary_tables()
         self.user_vars.clear()
         self.prepared.close_all()
@@ -1174,6 +1176,13 @@ class ClientSession(asyncio.Protocol):
         self.take_select_limit()
         login = self.conn.login if self.conn is not None else None
         self.take_charset_number(None if login is None else login.charset)  # (the login's, as MariaDB's)
+
+    async def _close_engine_session(self) -> None:
+        """The engine session's end: its transaction rolled back, binlogged when it must be (a
+        temporary table it made or dropped stays: engine/temporary.py)."""
+        rolled_back = await self.engine_session.close()
+        if rolled_back is not None:
+            await self.commit(rolled_back)
 
     async def drop_temporary_tables(self) -> None:
         """The end of the session's temporary tables (engine/temporary.py), its transaction
