@@ -30,7 +30,19 @@ still runs on a reader thread (`Snapshot.running`: a cancelled one), nor when th
 files differ from the engine's databases (attaching is the reader threads' work; looked at again
 only when the engine's map of databases or the connection's files change: `Reader.matched`). A snapshot's
 end (`end_snapshot`: the COMMIT of a read transaction, which waits for nothing) runs on the
-loop, but while such a query runs (then on a reader thread)."""
+loop, but while such a query runs (then on a reader thread).
+
+The files are the process's alone (`connect`): every connection opens them through SQLite's
+"unix-excl" VFS (an ATTACH takes its connection's VFS), which takes an exclusive lock on a file
+at the first use of it in the process and keeps it while any connection of the process holds
+the file, and keeps the file's WAL-index in the process's memory instead of a `-shm` file: the
+WAL-index locks the connections take (the writer's write lock, every read transaction's read
+mark) are then taken in memory, with no system call, and after a crash the first connection
+rebuilds the WAL-index from the WAL as it did from a `-shm` file. Another process (a second
+server on the datadir, a tool opening a file) finds the file locked (SQLITE_BUSY, "database is
+locked"); the engine's open says so for its datadir (`claim`, `DatadirInUse`). Every connection
+of the process to these files must use that VFS: one through another would release the
+process's lock when it lets go of its own."""
 
 from __future__ import annotations
 
@@ -68,6 +80,7 @@ LOOP_READ_CHECK = 1000
 LOOP_READ_STEPS = 20_000
 PAGE_CACHE_BYTES = 32 << 20  # each connection's page cache (what innodb_buffer_pool_size reports)
 PAGE_SIZE = 4096  # SQLite's default page size, which the engine's files keep (innodb_page_size)
+VFS = "unix-excl"  # the files are the process's alone (the module's header)
 
 # A literal number with more digits than a double holds is a Decimal (`lexer.decode_number`); where
 # the translation binds it as SQLite's own number (not as its exact text: `engine.exact`,
@@ -75,11 +88,38 @@ PAGE_SIZE = 4096  # SQLite's default page size, which the engine's files keep (i
 sqlite3.register_adapter(Decimal, float)
 
 
+class DatadirInUse(Exception):
+    """Another process holds the engine's files (a second server on the datadir)."""
+
+
+def connect(path: Path, **options) -> sqlite3.Connection:
+    """A bare connection to an engine file, through VFS (the module's header)."""
+    return sqlite3.connect(f"{path.absolute().as_uri()}?vfs={VFS}", uri=True, **options)
+
+
+def claim(conn: sqlite3.Connection, datadir: Path) -> None:
+    """Take the process's lock on `conn`'s file (its first read, with no busy wait): another
+    process that holds it makes the engine's open fail with `DatadirInUse` (`conn` closed)."""
+    try:
+        conn.execute("PRAGMA schema_version")
+    except sqlite3.OperationalError as exc:
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_BUSY:
+            raise
+        conn.close()
+        raise DatadirInUse(
+            f"the engine's files in {datadir} are locked by another process: is another server "
+            f"running on this datadir? ({exc})") from None
+
+
 def open_connection(path: Path, state: functions.ConnectionState, synchronous: str = "FULL",
-                    counter: infoschema.Counter = infoschema.no_counter) -> sqlite3.Connection:
+                    counter: infoschema.Counter = infoschema.no_counter,
+                    datadir: Path | None = None) -> sqlite3.Connection:
     """A connection to the engine's files with its functions; `counter` the engine's
-    AUTO_INCREMENT counters (`infoschema.register`)."""
-    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, cached_statements=512)
+    AUTO_INCREMENT counters (`infoschema.register`). With `datadir` (the writer's, at the
+    engine's open) it first `claim`s the file."""
+    conn = connect(path, isolation_level=None, check_same_thread=False, cached_statements=512, timeout=0)
+    if datadir is not None:
+        claim(conn, datadir)
     conn.execute("PRAGMA busy_timeout=10000")
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={synchronous}")

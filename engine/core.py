@@ -3,7 +3,8 @@
 Files. `datadir/__engine__.sqlite` (the writer's main database: the meta of commits that touched
 no schema) and one `datadir/<schema>.sqlite` per MySQL database, ATTACHed under the schema's name,
 so `db.table` resolves natively. Every file is in WAL mode with synchronous=FULL (or NORMAL, see
-`Engine.open`).
+`Engine.open`). The files are the process's alone (`engine.connections`' header: SQLite's
+unix-excl VFS): an open on a datadir whose files another process holds fails (`DatadirInUse`).
 
 Any number of databases (the design, and why). SQLite holds at most ATTACH_LIMIT (10) files on
 one connection, so each connection attaches files on demand and detaches the least recently used
@@ -175,7 +176,7 @@ from engine import (
 )
 from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
 from engine.concurrency import Handover, Settle, ThreadLane, WriterLock
-from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
+from engine.connections import ATTACH_LIMIT, DatadirInUse, ReaderPool, connect, open_connection
 from engine.ddl import VIEW_NAME_ERRORS, CopyStore, DdlAction, missing_routine
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error, parsing
 from engine.exact import plan_kind
@@ -391,7 +392,11 @@ class Engine:
             raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
         engine = cls(Path(datadir), readers, synchronous)
         engine.datadir.mkdir(parents=True, exist_ok=True)
-        await engine._on_writer(engine._w_open)
+        try:
+            await engine._on_writer(engine._w_open)
+        except DatadirInUse:
+            await engine.close()  # (its threads; nothing of the datadir was touched)
+            raise
         if engine._torn is not None:
             await engine._repair()  # (its statements may use the left temporary tables: kept till then)
         if not keep_left_temporary:
@@ -421,7 +426,8 @@ class Engine:
         return self._readers.call(fn, *args)
 
     def _w_open(self) -> None:
-        self._wconn_ = open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous, self.auto_counter)
+        self._wconn_ = open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous, self.auto_counter,
+                                       datadir=self.datadir)
         # checkpoints are the writer thread's, every CHECKPOINT_GROUPS groups (`_w_checkpoint`),
         # never in a commit the loop runs
         self._wconn_.execute("PRAGMA wal_autocheckpoint=0")
@@ -494,7 +500,7 @@ class Engine:
             raise SQLError(ER_TOO_MANY_DATABASES, ATTACH_LIMIT, "written by one group commit")
         if not path.exists():
             # create the file in WAL mode outside the writer's transaction
-            conn = sqlite3.connect(str(path), isolation_level=None)
+            conn = connect(path, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"CREATE TABLE IF NOT EXISTS {META_TABLE} (k TEXT PRIMARY KEY, v TEXT)")
             conn.execute(f"CREATE TABLE IF NOT EXISTS {CATALOG_TABLE} (name TEXT PRIMARY KEY, def TEXT)")
