@@ -1264,12 +1264,11 @@ _BIGINT_MIN_TEXT = str(-(1 << 63))
 def _cast_kind(value: Any, kind: str) -> str:
     """The kind `cast_int` reads a literal as: a negated number literal past BIGINT ("negdigits")
     is an integer where it is -9223372036854775808 (BIGINT's least value to MariaDB: its literal,
-    BIGINT UNSIGNED, negated), any other a DECIMAL; digits past BIGINT UNSIGNED a DECIMAL (a
-    quoted string of as many digits reads the same here, and so as that number)."""
+    BIGINT UNSIGNED, negated), any other a DECIMAL. (A number literal past BIGINT UNSIGNED is
+    kept as its digits, as a quoted string of them is: both read as the string, MariaDB's way
+    for the string; its DECIMAL's clip and 1916 are not given.)"""
     if kind == "negdigits":
         return "lit" if value == _BIGINT_MIN_TEXT else "dec"
-    if kind == "lit" and type(value) is str and value.isdigit() and int(value) >= _U64:
-        return "dec"
     return kind
 
 

