@@ -942,6 +942,11 @@ class BinaryRowEncoder:
             wire = _native_answer(kinds, head, rows, closing, seq)
             if wire is not None:
                 return wire
+        return self.answer_encoded(head, rows, closing, seq)
+
+    def answer_encoded(self, head: bytes, rows: Sequence[Sequence[Any]], closing: bytes, seq: int) -> bytes:
+        """`answer` through the Python encoders alone: the reference, and the path of an answer
+        the compiled twin declined (`native_answer` returned None)."""
         return head + frame_payloads((*self.encode_rows(rows), closing), seq)[0]
 
     def _encode_nulls(self, values: Sequence[Any]) -> bytes:

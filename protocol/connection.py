@@ -785,8 +785,8 @@ class ServerConnection:
         framed, closing = head.around(status) if pair is None else pair
         native = encoder.native_answer
         wire = None if native is None else native(framed, rows, closing, head.packets + 1)
-        if wire is None:  # (declined: the Python path)
-            wire = encoder.answer(framed, rows, closing, head.packets + 1)
+        if wire is None:  # (declined: the Python path, not asking the compiled twin again)
+            wire = encoder.answer_encoded(framed, rows, closing, head.packets + 1)
         machine.state = _RESPONSE_SENT  # (`fire(T.SEND_RESPONSE)` from RESPONDING, checked above)
         self._seq = 0
         return wire
