@@ -15,7 +15,7 @@ import pytest
 from protocol.binary import ParamsLayout, ParamType, decode_execute_params
 from protocol.messages import FieldType
 from server import prepared
-from tests.unit.test_kept_read_wire import _RANGES, _block, _decoded, _value
+from tests.unit.test_kept_read_wire import _RANGES, _block, _damaged, _decoded, _value
 from tests.unit.test_prepared_reads import _client, wire  # noqa: F401 (a fixture)
 from tests.unit.test_prepared_writes import _role, answered, shell  # noqa: F401 (fixtures)
 
@@ -71,10 +71,7 @@ def test_a_layout_reads_what_the_decoder_reads():
             first + b"\x00",
             first[:-1],
         ]
-        for _ in range(10):
-            damaged = bytearray(first)
-            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
-            others.append(bytes(damaged))
+        others += _damaged(first, rng)
         for block in others:
             read = layout.read(block)
             if read is not None:  # same layout after all: then the decoder's values
@@ -99,11 +96,9 @@ def test_no_layout_for_nulls_other_types_long_strings_or_no_parameters():
     assert decode_execute_params(_block(mixed, [1, b"x"], False), 2, mixed)[0] == [1, b"x"]
 
 
-def test_a_prepared_write_s_blocks_are_read_through_its_layout(shell, answered, monkeypatch):  # noqa: F811
-    """mysql-connector's prepared cursors executing writes in a transaction: after a write's
-    first execution its parameter blocks of the same layout are not decoded again; a block of
-    another layout (a NULL, a string past 250 bytes) is, and the layout is found again after it;
-    the statements binlogged are the values' own."""
+def _counted_decodes(monkeypatch) -> list[int]:
+    """The parameter counts of the blocks `server.prepared` decodes from now on (its
+    `decode_execute_params` counted), in order."""
     decoded: list[int] = []
     decode = prepared.decode_execute_params
 
@@ -112,6 +107,15 @@ def test_a_prepared_write_s_blocks_are_read_through_its_layout(shell, answered, 
         return decode(block, count, *args)
 
     monkeypatch.setattr(prepared, "decode_execute_params", counted)
+    return decoded
+
+
+def test_a_prepared_write_s_blocks_are_read_through_its_layout(shell, answered, monkeypatch):  # noqa: F811
+    """mysql-connector's prepared cursors executing writes in a transaction: after a write's
+    first execution its parameter blocks of the same layout are not decoded again; a block of
+    another layout (a NULL, a string past 250 bytes) is, and the layout is found again after it;
+    the statements binlogged are the values' own."""
+    decoded = _counted_decodes(monkeypatch)
     writer = _client(shell)
     try:
         update, insert, other = (writer.cursor(prepared=True) for _ in range(3))
@@ -166,14 +170,7 @@ def test_a_write_s_blocks_without_their_types_are_read_through_its_layout(shell,
     execution's block, laid out otherwise than the first (which carried the types), is decoded
     and its layout kept; the later ones are read through it; the statements binlogged are the
     values' own."""
-    decoded: list[int] = []
-    decode = prepared.decode_execute_params
-
-    def counted(block, count, *args):
-        decoded.append(count)
-        return decode(block, count, *args)
-
-    monkeypatch.setattr(prepared, "decode_execute_params", counted)
+    decoded = _counted_decodes(monkeypatch)
     _types_once(monkeypatch)
     writer = _client(shell)
     try:
