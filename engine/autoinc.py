@@ -24,25 +24,62 @@ The rules (sql/handler.cc `handler::update_auto_increment`, `restore_auto_increm
   clustered index's root page (MDEV-6076, `btr_write_autoinc`, written with each row it inserts,
   kept when the row fails or is rolled back), not the intervals reserved past it.
 On a replica the first id is the binlog's (`forced`): the rows count on from it, unreserved.
+
+auto_increment_increment / auto_increment_offset (`Step`, the statement's session's, a replica's
+from the binlog's Q_AUTO_INCREMENT): ids are the values offset + k * increment. A statement's next
+id is the smallest of them past the last (sql/handler.cc `compute_next_insert_id`, in unsigned
+64-bit arithmetic: with an offset above the increment the first ids wrap, 3, 6, 7 for 3 and 7);
+an interval is reserved from the table's counter rounded so, spans n increments, and moves the
+counter past it (`innobase_next_autoinc`, where an offset above the increment counts as 0), as
+a row's own id does (`ha_innobase::write_row`). Left out: InnoDB's
+lowering of the counter when a table handle last used a larger increment than the statement's
+(`ha_innobase::get_auto_increment`, which depends on which cached handle the statement gets).
 """
 
 from __future__ import annotations
 
 _INTERVAL_MAX = 65535  # AUTO_INC_DEFAULT_NB_MAX
 _UNBOUNDED = 1 << 64
+_ULONGLONG = (1 << 64) - 1
+
+Step = tuple[int, int]  # (auto_increment_increment, auto_increment_offset)
+ONE: Step = (1, 1)
+
+
+def next_insert_id(nr: int, step: Step) -> int:
+    """The statement's next id after `nr` (`compute_next_insert_id`, in MariaDB's unsigned
+    64-bit arithmetic): the smallest offset + k * increment above it; past the range, ULONGLONG."""
+    increment, offset = step
+    if increment == 1:
+        nxt = nr + 1
+    else:
+        nxt = (((nr + increment - offset) & _ULONGLONG) // increment * increment + offset) & _ULONGLONG
+    return _ULONGLONG if nxt <= nr else nxt
+
+
+def counter_past(current: int, need: int, step: Step) -> int:
+    """The table's counter after `need` values from `current` (`innobase_next_autoinc`): past an
+    interval reserved at `current`, or (`need` 1) past a row's own id."""
+    increment, offset = step
+    if offset > increment:
+        offset = 0
+    nxt = current - offset if current > offset else offset - current
+    nxt = nxt - nxt % increment + offset + need * increment
+    return min(nxt, _ULONGLONG)
 
 
 class StatementIds:
     """One statement's ids: `take()` before a row that leaves its id to AUTO_INCREMENT,
     `given(value)` before a row with its own, `done(written)` after each row; `counter` is the
     table's next id, `first` the statement's first id handed out (the binlog's INSERT_ID), `top`
-    the largest id a row took or gave (0 before any)."""
+    the largest id a row took or gave (0 before any); `step` the session's increment and offset."""
 
     __slots__ = ("counter", "first", "top", "_estimate", "_forced", "_next", "_end", "_left", "_intervals",
-                 "_before", "_row", "_back")
+                 "_before", "_row", "_back", "_step", "_last")
 
-    def __init__(self, counter: int, estimate: int, forced: int | None = None):
+    def __init__(self, counter: int, estimate: int, forced: int | None = None, step: Step = ONE):
         self.counter = counter
+        self._step = step
         self.first: int | None = None
         self.top = 0
         self._estimate = estimate  # the VALUES list's rows; 0 for INSERT ... SELECT
@@ -54,6 +91,7 @@ class StatementIds:
         self._before = 0  # the statement's next id before this row
         self._row = 0  # this row's id
         self._back = 0  # where a row left out sends the next id when none was before it
+        self._last = 0  # the counter past the last interval reserved (InnoDB's autoinc_last_value)
 
     def take(self) -> int:
         self._before = self._next
@@ -67,10 +105,16 @@ class StatementIds:
             self._intervals += 1
             if self._left == 0:
                 self._left = wanted
-            self._next, self._end = self.counter, self.counter + self._left
-            self.counter = self._end
+            if self._step == ONE:
+                self._next, self._end = self.counter, self.counter + self._left
+                self.counter = self._end
+            else:  # (the counter rounded to the step first, as InnoDB rounds it, then past the interval)
+                first = next_insert_id(self.counter - 1, self._step)
+                self._last = counter_past(first, self._left, self._step)
+                self.counter = max(self.counter, self._last)
+                self._next, self._end = first, first + self._left * self._step[0]
         self._row = self._back = self._next
-        self._next += 1
+        self._next = self._next + 1 if self._step == ONE else next_insert_id(self._next, self._step)
         if self._row > self.top:
             self.top = self._row
         if self.first is None:
@@ -82,13 +126,16 @@ class StatementIds:
         if value > self.top:
             self.top = value
         if self._next and value >= self._next:
-            self._next = value + 1
+            self._next = next_insert_id(value, self._step)
 
     def done(self, written: bool) -> None:
         if self._left > 0:
             self._left -= 1
         if written:
-            if self._row >= self.counter:
+            if self._step != ONE:
+                if self._row >= self._last:
+                    self.counter = max(self.counter, counter_past(self._row, 1, self._step))
+            elif self._row >= self.counter:
                 self.counter = self._row + 1
         else:
             self._next = self._before or self._back

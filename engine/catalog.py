@@ -1376,6 +1376,7 @@ class TableOptions:
     comment: str | None = None
     kept: dict[str, str | None] = field(default_factory=dict)  # `KEPT_OPTIONS` given (None: to its default)
     algorithm: str | None = None  # ALTER TABLE's ALGORITHM= (COPY, INPLACE, NOCOPY, INSTANT, DEFAULT)
+    lock: str | None = None  # ALTER TABLE's LOCK= (NONE, SHARED, EXCLUSIVE, DEFAULT)
 
 
 # The table options MariaDB keeps (SHOW CREATE TABLE, TABLES.CREATE_OPTIONS, so mariadb-dump)
@@ -1458,6 +1459,8 @@ def parse_table_options(cur: TokenCursor) -> TableOptions:
             options.comment = str(value)
         elif word == "ALGORITHM":
             options.algorithm = str(value).upper()
+        elif word == "LOCK":
+            options.lock = str(value).upper()
         elif word in KEPT_OPTIONS or word == "TABLE_CHECKSUM":
             name = "CHECKSUM" if word == "TABLE_CHECKSUM" else word
             try:

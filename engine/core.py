@@ -617,10 +617,11 @@ class Engine:
                     session._database = db
                     ts, micros = statement_time(ts)
                     context = StatementContext(ts, insert_id, last_id, tuple(seed) if seed else None,
-                                               sql_mode=rest[0] if rest else None, microseconds=micros)
+                                               sql_mode=rest[0] if rest else None, microseconds=micros,
+                                               auto_increment=tuple(rest[2]) if len(rest) > 2 else autoinc.ONE)
                     # its session's temporary tables (`_redo_entry`), which the open that repairs
                     # the group keeps until then (`open`)
-                    session.temporary_owner = rest[1] if len(rest) > 1 else default_owner
+                    session.temporary_owner = rest[1] if len(rest) > 1 and rest[1] is not None else default_owner
                     try:
                         await session.execute(sql, context)
                     except SQLError as exc:
@@ -1362,7 +1363,7 @@ class Engine:
 
     def _w_write(self, plan: Plan, args, end: bool, forced: int | None, rand, database, log: tuple,
                  fk_checks: bool = True, zero_is_value: bool = False, sql_mode: int | None = None,
-                 triggers: bool = True):
+                 triggers: bool = True, step: autoinc.Step = autoinc.ONE):
         target = plan.target[0] if plan.target else None
         multi = plan.multi
         if target is not None and (target not in self._w_attached or self._fk.linked(target) or multi is not None):
@@ -1381,7 +1382,8 @@ class Engine:
         generated: list[int] = []
         apart = None  # rows run one at a time (`_w_rows_apart`)
         if plan.returning is None and (plan.ignore or (plan.ids_returned and (
-                plan.nrows > 1 or plan.auto_select_slot is not None or plan.auto_selected_at is not None))):
+                plan.nrows > 1 or plan.auto_select_slot is not None or plan.auto_selected_at is not None))
+                or (step != autoinc.ONE and plan.auto_select_slot is not None)):  # (SQLite numbers by 1)
             args = list(args)
             apart = _values_apart(plan, args) if plan.nrows else _select_apart(plan, args, self.table(*plan.target))
             if apart is not None and self._w_ids_all_given(plan, apart, zero_is_value) and not (
@@ -1389,9 +1391,11 @@ class Engine:
                 apart = None  # every row names its id: the one INSERT ... SELECT stores them as they are
         if apart is None and plan.ignore and self._triggered(plan.target):
             raise SQLError(ER_NOT_SUPPORTED_YET, "this INSERT IGNORE on a table with triggers")
+        if apart is None and step != autoinc.ONE and plan.auto_select_slot is not None:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "this INSERT ... SELECT with auto_increment_increment or _offset")
         if apart is None and plan.auto_slots is not None:
             args = list(args)
-            generated = self._w_assign_ids(plan, args, forced, zero_is_value)
+            generated = self._w_assign_ids(plan, args, forced, zero_is_value, step)
             first = generated[0] if generated else None
         elif apart is None and plan.auto_select_slot is not None:
             args = list(args)
@@ -1414,7 +1418,7 @@ class Engine:
             if replaced is not None:
                 affected = replaced
             elif apart is not None:
-                affected, ids, first, generated = self._w_rows_apart(plan, args, apart, forced, zero_is_value)
+                affected, ids, first, generated = self._w_rows_apart(plan, args, apart, forced, zero_is_value, step)
             elif plan.row_order is not None:
                 affected = self._w_rows_in_order(plan, args)
             elif multi is not None:
@@ -1470,7 +1474,7 @@ class Engine:
                                    or not plan.sql.startswith("INSERT")):
             self._auto_in_rows = False  # (it may remove rows, or leave ids in none)
         # (a torn group's rerun: its sql_mode last, when not the default's)
-        self._txn_log.append(_redo_entry(plan.target[0], log, first, False, sql_mode))
+        self._txn_log.append(_redo_entry(plan.target[0], log, first, False, sql_mode, step))
         if plan.auto_dirty:  # (ids the statement's rows gave: the counter and its top from the rows now)
             key = (plan.target[0], plan.target[1].lower())
             table = self.table(*plan.target)
@@ -1572,20 +1576,24 @@ class Engine:
         nxt = self._w_counter(plan)
         return forced if forced is not None else nxt
 
-    def _w_assign_ids(self, plan: Plan, args: list, forced: int | None, zero_is_value: bool = False) -> list[int]:
+    def _w_assign_ids(self, plan: Plan, args: list, forced: int | None, zero_is_value: bool = False,
+                      step: autoinc.Step = autoinc.ONE) -> list[int]:
         """The ids handed to a VALUES list's rows that leave theirs to AUTO_INCREMENT, in order,
         every row written (`engine.autoinc`; `forced`: the first one, as the binlog's INSERT_ID
-        says)."""
+        says; `step`: auto_increment_increment and _offset)."""
         key = (plan.target[0], plan.target[1].lower())
         slots = plan.auto_slots
         if len(slots) == 1 and slots[0] is not None:  # one row: with its own id, nothing to hand out
             value = args[slots[0]]
             if type(value) is int and (value or zero_is_value) and value <= _ROWID_MAX:
                 counter = self._w_counter(plan)  # (`StatementIds.given`, then `done(True)`)
-                self._auto[key] = value + 1 if value >= counter else counter
+                if step != autoinc.ONE:
+                    self._auto[key] = max(counter, autoinc.counter_past(value, 1, step))
+                else:
+                    self._auto[key] = value + 1 if value >= counter else counter
                 self._w_top(key, value)
                 return []
-        ids = autoinc.StatementIds(self._w_counter(plan), len(plan.auto_slots), forced)
+        ids = autoinc.StatementIds(self._w_counter(plan), len(plan.auto_slots), forced, step)
         generated: list[int] = []
         for row, slot in enumerate(plan.auto_slots, 1):
             if slot is not None:
@@ -1637,10 +1645,11 @@ class Engine:
             return False
         return found is None
 
-    def _w_rows_apart(self, plan: Plan, args: list, apart: _Apart, forced: int | None, zero_is_value: bool = False
-                      ) -> tuple[int, list, int | None, list[int]]:
-        """INSERT IGNORE, and an INSERT ... ON DUPLICATE KEY UPDATE whose rows may leave their
-        ids to AUTO_INCREMENT, run a row at a time as MariaDB runs them: each row's values
+    def _w_rows_apart(self, plan: Plan, args: list, apart: _Apart, forced: int | None, zero_is_value: bool = False,
+                      step: autoinc.Step = autoinc.ONE) -> tuple[int, list | None, int | None, list[int]]:
+        """INSERT IGNORE, an INSERT ... ON DUPLICATE KEY UPDATE whose rows may leave their ids to
+        AUTO_INCREMENT, and an INSERT ... SELECT numbering them under an auto_increment_increment
+        or _offset (`step`) other than 1, run a row at a time as MariaDB runs them: each row's values
         computed, then the row inserted, so that a row left out or updating gives its id to the
         next (`engine.autoinc`) and each row IGNORE leaves out is a warning naming the key it met
         (`_w_left_out`). Returns the affected rows, the id of each row written (as RETURNING gives
@@ -1650,7 +1659,7 @@ class Engine:
         table = self.table(*plan.target)
         conn, fx = self._wconn, self._wstate.fx
         counted = table is not None and table.auto_column is not None
-        ids = autoinc.StatementIds(self._w_counter(plan) if counted else 1, apart.estimate, forced)
+        ids = autoinc.StatementIds(self._w_counter(plan) if counted else 1, apart.estimate, forced, step)
         affected, written_ids, generated = 0, [], []
         conn.execute("SAVEPOINT __rows")
         try:
@@ -1713,7 +1722,8 @@ class Engine:
         if counted:
             self._auto[key] = max(self._auto.get(key, 1), ids.counter)
             self._w_top(key, ids.top)
-        return affected, written_ids, ids.first, generated
+        # (without `Plan.ids_returned`, an INSERT ... SELECT run apart for its step: no row's id read)
+        return affected, written_ids if plan.ids_returned else None, ids.first, generated
 
     def _w_rows_in_order(self, plan: Plan, args: list) -> int:
         """An UPDATE ... ORDER BY (`Plan.row_order`): the rowids it matches in that order, then
@@ -2125,6 +2135,30 @@ class Engine:
             seen.add(values)
         return "?"
 
+    def _w_key_broken(self, action: DdlAction, sql: str) -> SQLError | None:
+        """MariaDB's 1062 for the unique key `sql` makes that the table's rows break (an ALTER
+        TABLE's, a CREATE UNIQUE INDEX's), None for another failure: a copy names the first row
+        of its order whose key an earlier row holds; InnoDB, building the index in place from its
+        sorted keys, the first key held twice in the index's order."""
+        if not sql.startswith("CREATE UNIQUE INDEX") or not action.put:
+            return None
+        table = action.put[0]
+        index = next((i for i in table.indexes if i.unique and table.sqlite_index(i) == sql), None)
+        if index is None:
+            return None
+        q = quote_ident
+        cols = ", ".join(q(c) for c in index.columns)
+        present = " AND ".join(f"{q(c)} IS NOT NULL" for c in index.columns)
+        clustered = table.clustered_key()
+        order = ", ".join(q(c) for c in clustered.columns) if clustered is not None else "rowid"
+        found = self._wconn.execute(
+            f"SELECT {cols} FROM (SELECT {cols}, ROW_NUMBER() OVER (PARTITION BY {cols} ORDER BY {order}) AS n, "
+            f"ROW_NUMBER() OVER (ORDER BY {order}) AS at FROM {q(table.schema)}.{q(table.name)} WHERE {present}) "
+            f"WHERE n = 2 ORDER BY {'at' if action.copied is not None else cols} LIMIT 1").fetchone()
+        if found is None:
+            return None
+        return SQLError(ER_DUP_ENTRY, _key_shown(table, index.columns, found), index.name)
+
     def _w_ddl(self, action: DdlAction, log: tuple) -> None:
         self._w_end(True)  # the implicit commit of the open transaction
         self._auto_in_rows = False
@@ -2241,8 +2275,18 @@ class Engine:
                                    for row, _, name in nulls)
             self._copy_store.begin()
             for sql in action.sql:
-                conn.execute(sql)
+                try:
+                    conn.execute(sql)
+                except sqlite3.IntegrityError:
+                    broken = self._w_key_broken(action, sql)
+                    if broken is None:
+                        raise
+                    raise broken from None
             action.warnings.extend(self._copy_store.warned())
+            if action.ignore:  # (the rows ALTER IGNORE's copy left out)
+                made = action.put[0]
+                action.duplicates = action.rows_copied - conn.execute(
+                    f"SELECT count(*) FROM {quote_ident(made.schema)}.{quote_ident(made.name)}").fetchone()[0]
             for child, fk in action.check_foreign_keys:
                 self._fk.check_existing(conn, child, fk)
             for schema, name in action.delete:
@@ -2795,13 +2839,16 @@ def _show(v: object) -> str:
 
 
 def _redo_entry(target: str | None, log: tuple, insert_id: int | None, is_ddl: bool,
-                sql_mode: int | None = None) -> list:
+                sql_mode: int | None = None, step: autoinc.Step = autoinc.ONE) -> list:
     """A statement of the redo record (`_rerun_torn`): [target file, db, sql, time, LAST_INSERT_ID,
-    RAND seed, INSERT_ID, is DDL], then its sql_mode when not the default's, and the owner of its
-    session's temporary tables when it had any (`log`'s last: `Session.owner`)."""
+    RAND seed, INSERT_ID, is DDL], then its sql_mode when not the default's, the owner of its
+    session's temporary tables when it had any (`log`'s last: `Session.owner`), and its
+    auto_increment_increment and _offset when not 1 and 1 (each before it then written, None)."""
     *head, owner = log
     entry = [target, *head, insert_id, is_ddl]
-    if owner is not None:
+    if step != autoinc.ONE:
+        entry += [sql_mode, owner, list(step)]
+    elif owner is not None:
         entry += [sql_mode, owner]
     elif sql_mode is not None:
         entry.append(sql_mode)

@@ -211,6 +211,10 @@ class DdlAction:
     # its "Records: n")
     copied: tuple[str, str] | None = None
     rows_copied: int = 0
+    # ALTER IGNORE TABLE: the copy leaves out each row meeting a unique key, counted by the run
+    # into `duplicates` (the OK's "Duplicates: n"; its "Records: n" counts them too, as MariaDB's)
+    ignore: bool = False
+    duplicates: int = 0
     # columns a rebuild makes NOT NULL from nullable ones: (schema, old table, its column, the new
     # column's name, its rows' order), checked before the copy (`NullFill`)
     null_fills: list[NullFill] = field(default_factory=list)
@@ -245,6 +249,14 @@ def _implicit_default(col: Column) -> object:
         fixedbin.ZERO_TEXT[col.base] if col.base in FIXEDBIN_TYPES else ""
 
 
+def not_supported(asked: str, reason: str, instead: str) -> None:
+    """MariaDB's refusal of an ALTER TABLE's ALGORITHM= / LOCK= that the change cannot have: 1846
+    with InnoDB's reason, 1845 where it names none."""
+    if not reason:
+        raise SQLError(ER_ALTER_OPERATION_NOT_SUPPORTED, asked, instead)
+    raise SQLError(ER_ALTER_OPERATION_NOT_SUPPORTED_REASON, asked, reason, instead)
+
+
 def copy_reason(old: Table, new: Table, renamed: dict[str, str], added_keys: list[ForeignKey]) -> str | None:
     """Why MariaDB's InnoDB copies the table for an ALTER TABLE that makes `new` of `old`
     (`ha_innobase::check_if_supported_inplace_alter`'s reason, which its 1846 names; "" where it
@@ -259,7 +271,8 @@ def copy_reason(old: Table, new: Table, renamed: dict[str, str], added_keys: lis
             if col.generated is not None and col.stored:
                 return ""
             continue
-        if _stored_as(source) != _stored_as(col) and not _longer_varchar(source, col):
+        if _stored_as(source) != _stored_as(col) and not _longer_varchar(source, col) \
+                and not _members_appended(source, col):
             return "Cannot change column type"
     if old.primary is not None and new.primary is None:
         return "Dropping a primary key is not allowed without also adding a new primary key"
@@ -277,6 +290,23 @@ def _stored_as(col: Column) -> tuple:
     args = () if col.base in INT_TYPES else tuple(col.args)
     charset = (col.charset or "utf8mb4", col.collation_name) if col.base in CHAR_TYPES else None
     return col.base, args, col.unsigned, col.binary, charset, col.generated
+
+
+def _members_appended(old: Column, new: Column) -> bool:
+    """An ENUM or SET given members after its own, stored in as many bytes (`Field_enum::is_equal`:
+    only the table's metadata changes, instantly): an ENUM's one byte up to 255 members, then
+    two; a SET's one per 8 members, 8 past 32."""
+    if old.base != new.base or old.base not in ("enum", "set") or _stored_as(old)[2:] != _stored_as(new)[2:]:
+        return False
+    before, after = old.members, new.members
+    return after[:len(before)] == before and _members_bytes(old.base, len(before)) == _members_bytes(new.base, len(after))
+
+
+def _members_bytes(base: str, count: int) -> int:
+    if base == "enum":
+        return 1 if count < 256 else 2
+    size = (count + 7) // 8
+    return 8 if size > 4 else size
 
 
 def _longer_varchar(old: Column, new: Column) -> bool:
@@ -370,6 +400,8 @@ class DdlParser:
         self.notes: list[SQLError] = []  # what ALTER TABLE's IF [NOT] EXISTS clauses skipped
         self.counter_set = False  # an ALTER TABLE's AUTO_INCREMENT = n: the counter set again
         self.algorithm: str | None = None  # an ALTER TABLE's ALGORITHM = ..., its last
+        self.lock: str | None = None  # an ALTER TABLE's LOCK = ..., its last (ALTER ONLINE: NONE)
+        self.ignore = False  # ALTER IGNORE TABLE: a row meeting a unique key in the copy left out
         self.order_by: list[tuple[str, bool]] | None = None  # an ALTER TABLE's ORDER BY: (column, DESC)
         # (schema, name) -> the stored name of the session's temporary table `name`, None where it
         # has none; name -> the stored name of a temporary table it makes (`engine.temporary`)
@@ -474,8 +506,11 @@ class DdlParser:
             options = self.view_options()
             if options is not None:
                 return self.create_view(options, replace=True, alter=True)
-            cur.accept("ONLINE", "IGNORE")
+            online = cur.accept("ONLINE")
+            ignore = cur.accept("IGNORE")
             if cur.accept("TABLE"):
+                self.lock = "NONE" if online else None
+                self.ignore = ignore
                 return self.alter_table()
         elif cur.accept("RENAME"):
             cur.expect("TABLE")
@@ -1214,7 +1249,12 @@ class DdlParser:
         old = self.existing(schema, table_name)
         cols = cur.name_list()
         while not cur.at_end():  # USING BTREE, ALGORITHM=..., LOCK=...
-            cur.next()
+            word = cur.next()
+            if word.is_word("ALGORITHM", "LOCK"):
+                cur.accept_op("=")
+                setattr(self, word.upper.lower(), cur.ident().upper())
+        if self.lock == "NONE" and self.algorithm == "COPY":  # (a copy locks the table, as ALTER TABLE's)
+            not_supported("LOCK=NONE", "COPY algorithm requires a lock", "LOCK=SHARED")
         if if_not_exists and any(i.name.lower() == name.lower() for i in old.indexes):
             return DdlAction(schema, noop=True, records=True, notes=[SQLError(ER_DUP_KEYNAME, name)])
         table = copy.deepcopy(old)
@@ -1301,14 +1341,19 @@ class DdlParser:
         reason = copy_reason(old, table, renamed, self.added_keys if self.foreign_key_checks else [])
         if self.order_by is not None and reason is None:
             reason = ""  # (its own clause: never with ALGORITHM=, MariaDB's grammar)
+        if self.ignore and reason is None and any(i.unique or i.primary for i in table.indexes
+                                                  if not any(i.name.lower() == o.name.lower() for o in old.indexes)):
+            # (a key added under IGNORE: its duplicates left out by a copy, never in place)
+            reason = "Creating unique indexes with IGNORE requires COPY algorithm to remove duplicate rows"
         if reason is not None and self.algorithm in ("INPLACE", "NOCOPY", "INSTANT"):
-            if not reason:
-                raise SQLError(ER_ALTER_OPERATION_NOT_SUPPORTED, f"ALGORITHM={self.algorithm}", "ALGORITHM=COPY")
-            raise SQLError(ER_ALTER_OPERATION_NOT_SUPPORTED_REASON, f"ALGORITHM={self.algorithm}", reason,
-                           "ALGORITHM=COPY")
+            not_supported(f"ALGORITHM={self.algorithm}", reason, "ALGORITHM=COPY")
+        if self.lock == "NONE" and action.records and (reason is not None or self.algorithm == "COPY"):
+            # (a copy locks the table: MariaDB 10.11 copies no table online)
+            not_supported("LOCK=NONE", "COPY algorithm requires a lock" if reason is None else reason, "LOCK=SHARED")
         # (a temporary table MariaDB always copies: InnoDB alters none in place)
         if action.records and (reason is not None or self.algorithm == "COPY" or temporary.is_temporary(old.name)):
             action.copied = (schema, old.name)
+            action.ignore = self.ignore
         return action
 
     def alter_spec(self, table: Table, renamed: dict[str, str]) -> None:
@@ -1480,6 +1525,8 @@ class DdlParser:
         options = parse_table_options(cur)
         if options.algorithm is not None:
             self.algorithm = options.algorithm
+        if options.lock is not None:
+            self.lock = options.lock
         if options.auto_increment is not None:
             table.auto_increment_start = options.auto_increment
             self.counter_set = True
@@ -1636,10 +1683,15 @@ class DdlParser:
             if self.order_by is not None and clustered is None:
                 order = " ORDER BY " + ", ".join(q(renamed.get(name, name)) + (" DESC" if descending else "")
                                                  for name, descending in self.order_by)
-            elif converted and clustered is not None:
+            elif (converted or self.ignore) and clustered is not None:
                 order = f" ORDER BY {', '.join(q(renamed.get(c, c)) for c in clustered.columns)}"
-            sql.append(f"INSERT INTO {q(schema)}.{q(tmp)} ({', '.join(new_cols)}) "
+            # ALTER IGNORE: the new unique keys on the copy before its rows, each row meeting one
+            # left out (SQLite's OR IGNORE, in the copy's order: MariaDB's first row kept)
+            unique = [i for i in table.indexes if i.unique and not i.primary] if self.ignore else []
+            sql.extend(table.sqlite_index(i, tmp) for i in unique)
+            sql.append(f"INSERT {'OR IGNORE ' if self.ignore else ''}INTO {q(schema)}.{q(tmp)} ({', '.join(new_cols)}) "
                        f"SELECT {', '.join(old_exprs)} FROM {q(schema)}.{q(old.name)}{order}")
+            sql.extend(f"DROP INDEX {q(schema)}.{q(sqlite_index_name(tmp, i.name))}" for i in unique)
         sql.append(f"DROP TABLE {q(schema)}.{q(old.name)}")
         sql.append(f"ALTER TABLE {q(schema)}.{q(tmp)} RENAME TO {q(table.name)}")
         sql.extend(table.sqlite_index(i) for i in table.indexes if not i.primary)

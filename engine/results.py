@@ -33,6 +33,8 @@ class StatementContext:
     no_auto_value_on_zero: bool = False  # the master ran it with sql_mode NO_AUTO_VALUE_ON_ZERO (Q_SQL_MODE)
     sql_mode: int | None = None  # the sql_mode bits it ran under (Q_SQL_MODE); None: the default's strictness
     microseconds: int | None = None  # the fraction of `timestamp` the statement read (Q_HRNOW)
+    # the master's auto_increment_increment and _offset (Q_AUTO_INCREMENT): the ids after INSERT_ID
+    auto_increment: tuple[int, int] = (1, 1)
     # a row event's change: the master's triggers' rows come in their own events, so none fire
     # (MariaDB's slave_run_triggers_for_rbr=NO)
     row_image: bool = False
@@ -70,11 +72,12 @@ class LoggedStatement:
     # the thread that ran it on its origin server, a replicated statement's (its QUERY event's
     # thread id, which a replica keeps temporary tables by): binlogged with it; None: the session's
     thread_id: int | None = None
+    auto_increment: tuple[int, int] = (1, 1)  # auto_increment_increment and _offset: Q_AUTO_INCREMENT
 
     def context(self) -> StatementContext:
         return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed,
                                 dict(self.user_vars), self.foreign_key_checks, self.no_auto_value_on_zero,
-                                self.sql_mode, self.microseconds)
+                                self.sql_mode, self.microseconds, auto_increment=self.auto_increment)
 
 
 # How a write stores what the default sql_mode (STRICT_TRANS_TABLES, ERROR_FOR_DIVISION_BY_ZERO)

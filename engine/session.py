@@ -197,6 +197,7 @@ class _Write:
     last_id: int | None  # the LAST_INSERT_ID() it reads, when it reads one
     micros: int | None  # its time's microseconds, when it reads them (NOW(6) ...)
     modes: tuple[bool, bool, int | None]  # its foreign_key_checks, NO_AUTO_VALUE_ON_ZERO, sql_mode (`Session._modes`)
+    step: tuple[int, int]  # its auto_increment_increment and _offset (`Session._step`)
 
     def call(self, end: bool) -> tuple:
         """`Engine._w_write`'s arguments; `end`: the statement ends its transaction."""
@@ -206,7 +207,7 @@ class _Write:
         log = (session._database, self.sql, stamp, self.last_id, self.rand_seed,
                session.owner() if session.engine.temporary_any else None)
         return (self.plan, self.args, end, forced, session._fx, session._database, log, *self.modes,
-                context is None or not context.row_image)
+                context is None or not context.row_image, self.step)
 
 
 class Session:
@@ -238,6 +239,9 @@ class Session:
         # with (`follow_sql_mode`; None: never set, the default sql_mode)
         self.write_mode = 0
         self.sql_mode: int | None = None
+        # auto_increment_increment and _offset (set by the server shell): the ids a statement
+        # hands out (`engine.autoinc`), binlogged with it (Q_AUTO_INCREMENT)
+        self.auto_increment = (1, 1)
         self.sql_log_bin = True  # off: the session's statements are committed, never binlogged
         self._unlogged = False  # the open transaction wrote with sql_log_bin off
         # the open transaction made or dropped a temporary table, which its rollback cannot
@@ -340,6 +344,11 @@ class Session:
         """The sql_mode bits one statement runs under: a replayed one's own (the master's), else
         the session's; None: the default sql_mode."""
         return self.sql_mode if context is None else context.sql_mode
+
+    def _step(self, context: StatementContext | None) -> tuple[int, int]:
+        """auto_increment_increment and _offset for one statement: a replayed one's own (the
+        master's), else the session's."""
+        return self.auto_increment if context is None else context.auto_increment
 
     def _modes(self, context: StatementContext | None) -> tuple[bool, bool, int | None]:
         """`_fk_checks`, `_zero_is_value` and `_sql_mode` of one statement, read together."""
@@ -1163,7 +1172,7 @@ class Session:
         last_id = args_last_id(context, self.last_insert_id) if plan.uses_last_id else None
         micros = self._micros if plan.uses_fraction else None
         return _Write(self, plan, args, sql, written, params, context, timestamp, rand_seed, last_id, micros,
-                      self._modes(context))
+                      self._modes(context), self._step(context))
 
     def _per_row_planned(self, expanded: str, context: StatementContext | None) -> tuple[Plan, list[object], dict[int, str]]:
         """`_planned` for an UPDATE whose plan converts its literals before any row is read, one
@@ -1243,7 +1252,7 @@ class Session:
                 last_insert_id=write.last_id, is_ddl=False, rand_seed=write.rand_seed,
                 user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars) if plan.user_vars
                 else (), foreign_key_checks=fk_checks, no_auto_value_on_zero=zero_is_value, sql_mode=sql_mode,
-                microseconds=write.micros))
+                microseconds=write.micros, auto_increment=write.step))
         else:
             self._unlogged = True
         client_id = last_row
@@ -1576,7 +1585,7 @@ class Session:
         return Result(committed=committed, in_transaction=self.in_transaction,
                       affected_rows=affected + action.rows_copied,
                       warnings=(*(("Note", note.code, note.message) for note in action.notes), *action.warnings),
-                      info=f"Records: {action.rows_copied}  Duplicates: 0  "
+                      info=f"Records: {action.rows_copied}  Duplicates: {action.duplicates}  "
                            f"Warnings: {len(action.notes) + len(action.warnings)}" if action.records else "")
 
     async def _ddl_kept(self, sql: str, parse: Callable[[], DdlAction], context, timestamp: int) -> Result:

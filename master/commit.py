@@ -1092,6 +1092,7 @@ class _Statement:
     sql_mode: int | None = None
     microseconds: int | None = None
     thread_id: None = None
+    auto_increment: tuple[int, int] = (1, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1163,7 +1164,7 @@ def _logged(statement: tuple[Any, ...], ddl: bool) -> LoggedStatement:
         db, sql, int(time.time()) if timestamp is None else timestamp, context.insert_id,
         context.last_insert_id, ddl, context.rand_seed, tuple(context.user_vars.items()),
         context.foreign_key_checks, context.no_auto_value_on_zero, context.sql_mode, context.microseconds,
-        context.thread_id,
+        context.thread_id, context.auto_increment,
     )
 
 

@@ -20,7 +20,8 @@ Contract
   (`LoggedStatement.sql_mode`; a statement without one, the default sql_mode's, with
   NO_AUTO_VALUE_ON_ZERO where it ran under it), as MariaDB writes them: a replica then stores what
   the statement stored (an id for its 0 into an AUTO_INCREMENT column under NO_AUTO_VALUE_ON_ZERO,
-  values adjusted without strict mode), catalog `std`, auto_increment 1/1,
+  values adjusted without strict mode), catalog `std`, auto_increment_increment / _offset the
+  session's (`LoggedStatement.auto_increment`: a replica numbers the rows after INSERT_ID by them),
   utf8mb4 character sets, and time zone `+00:00` (our NOW() is UTC). MariaDB's `mysqlbinlog`
   turns them into `SET @@session...` lines; a MariaDB replica applies them per event.
 """
@@ -67,30 +68,31 @@ from protocol.events import (
 UTF8MB4_GENERAL_CI = 45
 BINARY = 63
 
-def _status_vars(fk_checks: bool, sql_mode: int) -> bytes:
+def _status_vars(fk_checks: bool, sql_mode: int, auto_increment: tuple[int, int]) -> bytes:
     return encode_status_vars(
         flags2=0 if fk_checks else OPTION_NO_FOREIGN_KEY_CHECKS,
         sql_mode=sql_mode,
         catalog="std",
-        auto_increment=(1, 1),
+        auto_increment=auto_increment,
         charset=(UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI, UTF8MB4_GENERAL_CI),
         time_zone="+00:00",
     )
 
 
-# a statement's status variables by (foreign_key_checks, sql_mode bits): the only session state
-# a statement carries beside its INTVAR / RAND / USER_VAR events; built once per pair seen (a
-# server's sessions run under a few sql_modes; past _STATUS_VARS_KEPT pairs they are built each time)
-_STATUS_VARS: dict[tuple[bool, int], bytes] = {}
+# a statement's status variables by (foreign_key_checks, sql_mode bits, auto_increment_increment
+# and _offset): the only session state a statement carries beside its INTVAR / RAND / USER_VAR
+# events; built once per triple seen (a server's sessions run under a few sql_modes; past
+# _STATUS_VARS_KEPT triples they are built each time)
+_STATUS_VARS: dict[tuple[bool, int, tuple[int, int]], bytes] = {}
 _STATUS_VARS_KEPT = 64
 
 
-def status_vars(fk_checks: bool, sql_mode: int) -> bytes:
-    got = _STATUS_VARS.get((fk_checks, sql_mode))
+def status_vars(fk_checks: bool, sql_mode: int, auto_increment: tuple[int, int] = (1, 1)) -> bytes:
+    got = _STATUS_VARS.get((fk_checks, sql_mode, auto_increment))
     if got is None:
-        got = _status_vars(fk_checks, sql_mode)
+        got = _status_vars(fk_checks, sql_mode, auto_increment)
         if len(_STATUS_VARS) < _STATUS_VARS_KEPT:
-            _STATUS_VARS[fk_checks, sql_mode] = got
+            _STATUS_VARS[fk_checks, sql_mode, auto_increment] = got
     return got
 
 
@@ -102,14 +104,15 @@ EventSpec = tuple[int, bytes, int, int]
 
 def query_event(sql: str, db: str | None, timestamp: int, thread_id: int, fk_checks: bool = True,
                 zero_is_value: bool = False, sql_mode: int | None = None,
-                microseconds: int | None = None) -> EventSpec:
+                microseconds: int | None = None, auto_increment: tuple[int, int] = (1, 1)) -> EventSpec:
     """`sql_mode`: the session's sql_mode bits (None: the default sql_mode's, with
     NO_AUTO_VALUE_ON_ZERO where `zero_is_value`), written as MariaDB writes them; `microseconds`:
     the fraction of `timestamp` the statement read (MariaDB's Q_HRNOW, last of the status
-    variables here as there)."""
+    variables here as there); `auto_increment`: the session's auto_increment_increment and
+    _offset."""
     if sql_mode is None:
         sql_mode = DEFAULT_SQL_MODE | SQL_MODE_NO_AUTO_VALUE_ON_ZERO if zero_is_value else DEFAULT_SQL_MODE
-    status = status_vars(fk_checks, sql_mode)
+    status = status_vars(fk_checks, sql_mode, auto_increment)
     if microseconds is not None:
         status += encode_status_vars(microseconds=microseconds)
     return (TYPE_QUERY, query_body(thread_id, db or "", sql, status), timestamp, 0)
@@ -120,7 +123,7 @@ def query_event(sql: str, db: str | None, timestamp: int, thread_id: int, fk_che
 # the same bytes for every statement a session runs in one database under one sql_mode (a
 # statement that read its time's microseconds carries them: built whole). Cleared when it holds
 # _QUERY_HEADS_KEPT (connections come and go with their thread ids).
-_QUERY_HEADS: dict[tuple[int, str | None, bool, bool, int | None], bytes] = {}
+_QUERY_HEADS: dict[tuple[int, str | None, bool, bool, int | None, tuple[int, int]], bytes] = {}
 _QUERY_HEADS_KEPT = 256
 
 
@@ -128,20 +131,22 @@ def statement_query(stmt: Any, thread_id: int, timestamp: int) -> EventSpec:
     """The QUERY event of an engine `LoggedStatement` (with what its session ran it under):
     `query_event`'s, its body the kept head (`_QUERY_HEADS`) and the text."""
     if stmt.microseconds is None:
-        key = (thread_id, stmt.db, stmt.foreign_key_checks, stmt.no_auto_value_on_zero, stmt.sql_mode)
+        key = (thread_id, stmt.db, stmt.foreign_key_checks, stmt.no_auto_value_on_zero, stmt.sql_mode,
+               stmt.auto_increment)
         head = _QUERY_HEADS.get(key)
         if head is None:
             if len(_QUERY_HEADS) >= _QUERY_HEADS_KEPT:
                 _QUERY_HEADS.clear()
             # (`query_body` of an empty text: the body's bytes before the text)
             head = _QUERY_HEADS[key] = query_event("", stmt.db, timestamp, thread_id, stmt.foreign_key_checks,
-                                                   stmt.no_auto_value_on_zero, stmt.sql_mode)[1]
+                                                   stmt.no_auto_value_on_zero, stmt.sql_mode,
+                                                   auto_increment=stmt.auto_increment)[1]
         try:
             return (TYPE_QUERY, head + stmt.sql.encode("utf-8", "surrogateescape"), timestamp, 0)
         except UnicodeEncodeError:
             pass  # (`query_body` refuses it: below)
     return query_event(stmt.sql, stmt.db, timestamp, thread_id, stmt.foreign_key_checks,
-                       stmt.no_auto_value_on_zero, stmt.sql_mode, stmt.microseconds)
+                       stmt.no_auto_value_on_zero, stmt.sql_mode, stmt.microseconds, stmt.auto_increment)
 
 
 def user_var(name: str, value: object) -> UserVar:

@@ -162,8 +162,9 @@ def _follow_modes(context: StatementContext, status_vars: bytes | memoryview) ->
     """What a binlogged statement ran under that its replay follows (`statement_replay`):
     foreign_key_checks, sql_mode NO_AUTO_VALUE_ON_ZERO (a 0 it wrote into an AUTO_INCREMENT
     column is that id), its strictness (a value it stored adjusted is stored so again) and the
-    microseconds of its time it read (Q_HRNOW)."""
-    context.foreign_key_checks, mode, context.microseconds = statement_replay(status_vars)
+    microseconds of its time it read (Q_HRNOW), its auto_increment_increment and _offset (the ids
+    after INSERT_ID)."""
+    context.foreign_key_checks, mode, context.microseconds, context.auto_increment = statement_replay(status_vars)
     context.no_auto_value_on_zero = bool(mode & SQL_MODE_NO_AUTO_VALUE_ON_ZERO)
     context.sql_mode = mode
 

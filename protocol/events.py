@@ -767,23 +767,25 @@ def statement_modes(status_vars: bytes | memoryview) -> tuple[bool, int]:
     return not flags2 & OPTION_NO_FOREIGN_KEY_CHECKS, mode
 
 
-_REPLAY_MODES: dict[bytes, tuple[bool, int, None]] = {}
+_REPLAY_MODES: dict[bytes, tuple[bool, int, None, tuple[int, int]]] = {}
 _REPLAY_MODES_KEPT = 256  # distinct status variables kept (a session's statements share theirs)
 
 
-def statement_replay(status_vars: bytes) -> tuple[bool, int, int | None]:
-    """`statement_modes` and `statement_microseconds` of one QUERY: (foreign_key_checks,
-    sql_mode, microseconds). The answers for status variables without Q_HRNOW are kept (a
-    session writes the same ones for all its statements: the applier and crash recovery ask
-    once per distinct value)."""
+def statement_replay(status_vars: bytes) -> tuple[bool, int, int | None, tuple[int, int]]:
+    """`statement_modes` and `statement_microseconds` of one QUERY, and its auto_increment_increment
+    and _offset: (foreign_key_checks, sql_mode, microseconds, (increment, offset)), (1, 1) without
+    Q_AUTO_INCREMENT. The answers for status variables without Q_HRNOW are kept (a session writes
+    the same ones for all its statements: the applier and crash recovery ask once per distinct
+    value)."""
     got = _REPLAY_MODES.get(status_vars)
     if got is not None:
         return got
     fk_checks, mode = statement_modes(status_vars)
-    microseconds = statement_microseconds(status_vars)
-    if microseconds is not None:
-        return fk_checks, mode, microseconds
-    answer = (fk_checks, mode, None)
+    decoded = decode_status_vars(status_vars)
+    step = (decoded.auto_increment_increment or 1, decoded.auto_increment_offset or 1)
+    if decoded.microseconds is not None:
+        return fk_checks, mode, decoded.microseconds, step
+    answer = (fk_checks, mode, None, step)
     if len(_REPLAY_MODES) < _REPLAY_MODES_KEPT:
         _REPLAY_MODES[bytes(status_vars)] = answer
     return answer

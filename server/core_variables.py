@@ -225,6 +225,13 @@ def _set_sql_mode(session: ClientSession, value: Any) -> None:
     session.engine_sql_mode()
 
 
+def _set_auto_increment(name: str) -> Callable[[ClientSession, Any], None]:
+    def set_session(session: ClientSession, value: Any) -> None:
+        session.sysvars[name] = value
+        session.engine_auto_increment()
+    return set_session
+
+
 def _set_connection_charset(name: str) -> Callable[[ClientSession, Any], None]:
     def set_session(session: ClientSession, value: Any) -> None:
         session.sysvars[name] = value
@@ -403,8 +410,10 @@ def register(server: Server) -> None:
         SystemVariable("default_storage_engine", "InnoDB", B, dynamic=True, check=check_str),
         SystemVariable("storage_engine", "InnoDB", B, dynamic=True, check=check_str,
                        deprecated="default_storage_engine"),
-        SystemVariable("auto_increment_increment", 1, B, dynamic=True, check=check_int(1, 65535)),
-        SystemVariable("auto_increment_offset", 1, B, dynamic=True, check=check_int(1, 65535)),
+        SystemVariable("auto_increment_increment", 1, B, dynamic=True, check=check_int(1, 65535),
+                       session_set=_set_auto_increment("auto_increment_increment")),
+        SystemVariable("auto_increment_offset", 1, B, dynamic=True, check=check_int(1, 65535),
+                       session_set=_set_auto_increment("auto_increment_offset")),
         # the rows of a top-level SELECT without LIMIT (ClientSession._limited)
         SystemVariable("sql_select_limit", 2**64 - 1, B, dynamic=True, check=check_int(0, 2**64 - 1),
                        session_set=_set_select_limit),

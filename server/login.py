@@ -165,6 +165,7 @@ def _open_engine_session(session: ClientSession) -> None:
     engine_session.creator_checks = session.creator_checks
     session.engine_charsets()
     session.engine_sql_mode()
+    session.engine_auto_increment()
     # CLIENT_FOUND_ROWS (PyMySQL's default): UPDATE reports matched rather than changed rows.
     engine_session.found_rows = bool(conn.login.capabilities & Capability.CLIENT_FOUND_ROWS)
     if not server.variables.get("autocommit", None, Scope.GLOBAL):

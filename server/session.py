@@ -1158,6 +1158,7 @@ class ClientSession(asyncio.Protocol):
         self.engine_session.database = database
         self.engine_charsets()
         self.engine_sql_mode()
+        self.engine_auto_increment()
         apply_isolation(self)
         apply_completion(self)
         self.write(self.conn.send(OK(status=self.status_flags())))  # type: ignore[union-attr]
@@ -1263,6 +1264,11 @@ class ClientSession(asyncio.Protocol):
         follow cannot be set: core_variables)."""
         modes = str(self.sysvars.get("sql_mode") or "")
         self.engine_session.follow_sql_mode(sql_mode_bits(modes), "NO_AUTO_VALUE_ON_ZERO" in modes.split(","))
+
+    def engine_auto_increment(self) -> None:
+        """The engine session hands out ids by the session's auto_increment_increment and _offset."""
+        self.engine_session.auto_increment = (int(self.sysvars.get("auto_increment_increment") or 1),
+                                              int(self.sysvars.get("auto_increment_offset") or 1))
 
     def engine_charsets(self) -> None:
         """The engine session reads string literals in character_set_connection (a latin1 or cp1251 one's

@@ -805,7 +805,7 @@ class Applier:
         variables' (`row_vars`: a loaded row's @variables over the user variables; `first`: the
         statement that takes the INSERT_ID); a sql_mode the engine does not follow stops the
         applier before it."""
-        fk_checks, mode, microseconds = statement_replay(q.status_vars)
+        fk_checks, mode, microseconds, step = statement_replay(q.status_vars)
         if mode & _UNFOLLOWED_MASK:
             # written under a sql_mode the engine does not follow: stop before it, as for a failure
             unfollowed = next(name for name in sql_mode_names(mode) if name in UNFOLLOWED_SQL_MODES)
@@ -824,6 +824,7 @@ class Applier:
             no_auto_value_on_zero=bool(mode & SQL_MODE_NO_AUTO_VALUE_ON_ZERO),
             sql_mode=mode,  # (its strictness: what it stored adjusted is stored so here)
             microseconds=microseconds,
+            auto_increment=step,  # (the ids after INSERT_ID: Q_AUTO_INCREMENT)
             # (whose temporary tables its names find: engine/temporary.py)
             thread_id=q.thread_id, server_id=stream.server_id,
         )

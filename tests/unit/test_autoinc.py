@@ -53,3 +53,24 @@ def test_a_replica_counts_on_from_the_binlogs_first_id(written):
     ids = StatementIds(3, 2, forced=2)
     assert run(ids, [("auto", written), ("auto", True)]) == [2, 3 if written else 2]
     assert ids.first == 2 and ids.counter == (4 if written else 3)
+
+
+def test_ids_step_by_the_increment_from_the_offset():
+    """auto_increment_increment / _offset: the sequences MariaDB 10.11 gave
+    (tests/integration/test_autoinc_step_mariadb.py)."""
+    ids = StatementIds(1, 3, step=(2, 1))
+    assert run(ids, [("auto", True)] * 3) == [1, 3, 5]
+    assert ids.counter == 7
+    ids = StatementIds(1, 3, step=(3, 7))  # an offset above the increment: 64-bit wrap, then by 3
+    assert run(ids, [("auto", True)] * 3) == [3, 6, 7]
+    assert ids.counter == 12
+    ids = StatementIds(12, 1, step=(3, 7))
+    assert run(ids, [("auto", True)]) == [13] and ids.counter == 15
+
+
+def test_a_stepped_statement_moves_past_a_rows_own_id_and_takes_back_a_left_out_one():
+    ids = StatementIds(1, 3, step=(10, 5))
+    assert run(ids, [("auto", True), (60, True), ("auto", True)]) == [5, 60, 65]
+    assert ids.counter == 75
+    ids = StatementIds(75, 3, step=(10, 5))
+    assert run(ids, [("auto", False), ("auto", True), ("auto", True)]) == [75, 75, 85]

@@ -125,7 +125,7 @@ async def test_a_one_row_insert_with_its_own_id_moves_the_counter_without_statem
     rows = (await db.execute("SELECT id, i FROM t ORDER BY id")).rows
     assert [tuple(row) for row in rows] == [(-2, 1), (0, 3), (3, 1), (5, 1), (6, 2), (7, 4)]
     # the NULL's, the 0's without NO_AUTO_VALUE_ON_ZERO, and -2's (an expression, not an id slot)
-    assert sorted(made) == [(6, 1, None), (6, 1, None), (7, 1, None)]
+    assert sorted(made) == [(6, 1, None, (1, 1)), (6, 1, None, (1, 1)), (7, 1, None, (1, 1))]
 
 
 NONE_MATCHED = "Rows matched: 0  Changed: 0  Warnings: 0"
