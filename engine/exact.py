@@ -677,12 +677,14 @@ class Finder:
     def compared_text(self, e: Expr, number: Expr) -> Expr:
         """`e`, or where it is a string literal compared with `number`, that string read as a
         number once for the statement (MariaDB's cached constant: warned of at the first row
-        compared, 1292, a strict UPDATE's error), as a DECIMAL beside an exact number, else a
-        DOUBLE: the "compared text" tree. (Not beside a column leading an index: SQLite reads
+        compared, 1292, a strict UPDATE's error), as a DECIMAL beside an integer, else a DOUBLE:
+        the "compared text" tree. (Not beside a column leading an index: SQLite reads
         the string to seek before any row, where MariaDB's lookup converts it unsaid.)"""
         if e.kind != "lit" or self.number_literal(e) or number.column is not None and self.indexed(number.column):
             return e
-        what = "DOUBLE" if number.cat == FLOAT else "DECIMAL"
+        integer = number.cat == INT or number.ints in ("s", "u") or number.kind in ("lit", "neglit") \
+            and type(self.literal(number.param)) is int
+        what = "DECIMAL" if integer else "DOUBLE"
         return Expr(e.start, e.stop, e.cat, ("compared text", what, e.param))
 
     def numbers_against_members(self, left: Expr, others: list[Expr]) -> tuple[Expr, list[Expr]]:

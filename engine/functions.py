@@ -161,8 +161,9 @@ class SessionFunctions:
         # UPDATE's scan read (`mysql_row_read`), an INSERT's row of values run alone
         # (`Engine._w_rows_apart`); 0 where none is counted (each target's stores count then)
         self.current_row = 0
-        # what the statement warned of once: (kind, value) (`mysql_fixedbin_bound`, `mysql_number_text_once`)
-        self.warned_once: set[tuple[str, str | bytes]] = set()
+        # what the statement warned of once: (kind, value) (`mysql_fixedbin_bound`), (type, literal's
+        # index) (`mysql_number_text_once`)
+        self.warned_once: set[tuple[str, str | bytes | int]] = set()
         # the last value a trigger's SET NEW.col stored, (its mysql_store target, value): the
         # value of a 1062 that assignment met
         self.trigger_assigned: tuple[str, Any] | None = None
@@ -2741,13 +2742,13 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
             warn(warning)
         return value
 
-    def mysql_number_text_once(value: Any, what: str, strict: int, binary: int) -> Any:
-        """A string literal a comparison reads as a number (`mysql_number_text`), converted once
-        for the statement as MariaDB's cached constant is: warned of (or failing) where the
-        first row is compared, not again."""
+    def mysql_number_text_once(value: Any, what: str, strict: int, binary: int, literal: int) -> Any:
+        """A string literal (the statement's `literal`th) a comparison reads as a number
+        (`mysql_number_text`), converted once for the statement as MariaDB's cached constant
+        is: warned of (or failing) where the first row is compared, not again."""
         fx = session_fx()
-        if (what, value) not in fx.warned_once:
-            fx.warned_once.add((what, value))
+        if (what, literal) not in fx.warned_once:
+            fx.warned_once.add((what, literal))
             mysql_number_text(value, what, strict, binary)
         return value
 
@@ -2928,7 +2929,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "cot": (1, cot),
         "sys_guid": (0, lambda: mysql_uuid(session_fx().rand).replace("-", "")),
         "mysql_fsp": (4, mysql_fsp), "mysql_now_stored": (4, now_stored), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (-1, mysql_store_check),
-        "mysql_number_text": (4, mysql_number_text), "mysql_number_text_once": (4, mysql_number_text_once), "mysql_number_text_quiet": (4, lambda value, *_reading: value), "mysql_store_row": (3, mysql_store_row), "mysql_store_assigned": (2, mysql_store_assigned), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
+        "mysql_number_text": (4, mysql_number_text), "mysql_number_text_once": (5, mysql_number_text_once), "mysql_number_text_quiet": (4, lambda value, *_reading: value), "mysql_store_row": (3, mysql_store_row), "mysql_store_assigned": (2, mysql_store_assigned), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
         "is_free_lock": (1, lambda n: None if n is None else int(LOCKS.owner(_to_str(n)) is None)),

@@ -1081,7 +1081,8 @@ class Translator:
             return
         self.out.append(call)
         self.add_arg(param)
-        self.out.append(f", '{read_as}', {int(self.strict_values)}, {int(kind == BINARY_STRING)})")
+        once = f", {param}" if call == NUMBER_TEXT_CALL_ONCE else ""  # (each literal's own once)
+        self.out.append(f", '{read_as}', {int(self.strict_values)}, {int(kind == BINARY_STRING)}{once})")
 
     def exact_item(self, i: int, context: str | None) -> bool:
         """Whether the literal at tokens[i] is a select item alone (or negated: `SELECT -1.5`)
