@@ -9,7 +9,8 @@ equal on every input, tests/unit/test_lexer_native.py)
   of its last doubled pair; a number ends where the pattern's lookahead lets it end). Each
   literal becomes `?` in the shape and its value, decoded with MySQL's rules, goes to the list:
   strings with backslash escapes and the doubled quote of their own kind, numbers as int (below
-  2**63), the digits as text (BIGINT UNSIGNED and beyond), float (an exponent, or a point
+  2**63), the digits as `engine.lexer.Digits` (BIGINT UNSIGNED and beyond: a str that says it
+  was a number, not a quoted string), float (an exponent, or a point
   and at most 15 digits) or decimal.Decimal (a point and more digits: exact),
   X'..' as bytes. Without literals the shape is `sql`
   itself. A string that follows a string with nothing but blanks (space, \t, \n, \r, \f, \v) and comments between is MySQL's
@@ -220,8 +221,25 @@ static PyObject *exact_decimal(PyObject *text) {
     return out;
 }
 
+/* engine.lexer.Digits, the type of a number literal's digits past BIGINT: looked up when first
+   needed (that module imports this one), then kept. */
+static PyObject *DIGITS;
+
+static PyObject *past_bigint(PyObject *text) {
+    if (DIGITS == NULL) {
+        PyObject *module = PyImport_ImportModule("engine.lexer");
+        if (module == NULL)
+            return NULL;
+        DIGITS = PyObject_GetAttrString(module, "Digits");
+        Py_DECREF(module);
+        if (DIGITS == NULL)
+            return NULL;
+    }
+    return PyObject_CallOneArg(DIGITS, text);
+}
+
 /* A number: with an exponent a float; with a point a float, or a Decimal past EXACT_DIGITS
-   digits; else int below 2**63, else its digits. */
+   digits; else int below 2**63, else its digits as a Digits. */
 #define EXACT_DIGITS 15
 static PyObject *number_value(PyObject *sql, Py_ssize_t start, Py_ssize_t end, const Text *t) {
     PyObject *text = PyUnicode_Substring(sql, start, end);
@@ -251,7 +269,9 @@ static PyObject *number_value(PyObject *sql, Py_ssize_t start, Py_ssize_t end, c
     (void)PyLong_AsLongLongAndOverflow(n, &overflow);
     if (overflow) {
         Py_DECREF(n);
-        return text;
+        PyObject *digits = past_bigint(text);
+        Py_DECREF(text);
+        return digits;
     }
     Py_DECREF(text);
     return n;

@@ -13,6 +13,8 @@ returns the regions to emit differently, start token -> (end, tree), where a tre
   ("raw", text)            SQL text
   ("seq", *trees)          trees one after the other
   ("dec", param)            a literal bound as its exact text (never a float)
+  ("number text", tree)    a string column + - * / read as a number, checked per row
+  ("compared text", what, param)  a string literal a comparison reads as a number, checked once
 What becomes a call: + - * / DIV % and unary - with a DECIMAL operand, / of two exact integers
 (MySQL's division is DECIMAL), arithmetic on literals only (`0.1 + 0.2`; integers stay
 integers), comparisons and ABS / GREATEST ... of literals only where one has more digits than a
@@ -76,7 +78,7 @@ from engine import values
 from engine.catalog import sql_literal
 from engine.coltypes import INTEGER_CODES, STRING_CODES, ColumnType, datetime_type
 from engine.exprtypes import Unknown, skip_parens, split_select
-from engine.lexer import Hybrid, Token
+from engine.lexer import Digits, Hybrid, Token
 from protocol.messages import ColumnFlag, FieldType
 
 DEC, INT, FLOAT, LIT, OTHER, NULL, STR = "dec", "int", "float", "lit", "other", "null", "str"
@@ -95,16 +97,20 @@ NUMBER_VALUES = (int, float, Decimal)  # a literal that holds a number (`Finder.
 EXACT = "exact"  # the kind of a literal number with more digits than a double holds (`literal_kind`)
 HYBRID = "hybrid"  # the kind of a 0x.. or bit literal (`lexer.Hybrid`) whose number is a BIGINT
 HYBRID_DIGITS = "hybrid digits"  # ... whose number is past BIGINT (its digits)
+DIGITS = "digits"  # the kind of a number literal past BIGINT, kept as its digits (`lexer.Digits`)
 
 
 def literal_kind(value: object) -> bool | str:
     """A literal's kind as a plan read it (`Plan.literal_kinds`): EXACT for a number with a point
-    and more digits than a double holds (`lexer.decode_number`'s Decimal), True for any other
+    and more digits than a double holds (`lexer.decode_number`'s Decimal), DIGITS for a number
+    past BIGINT (a number, where a quoted string of its digits is none), True for any other
     number, HYBRID or HYBRID_DIGITS for a 0x.. or bit literal (as its number's kind differs: the
     translation reads it as a string or a number by its place, never as this kind,
     `translate.Translator.read_hybrids`), False for anything else."""
     if type(value) is Hybrid:
         return HYBRID if type(value.number) is int else HYBRID_DIGITS
+    if type(value) is Digits:
+        return DIGITS
     return EXACT if type(value) is Decimal else type(value) in NUMBER_VALUES
 
 
@@ -147,6 +153,7 @@ _TYPED_LITERALS = {"DATE": FieldType.DATE, "TIME": FieldType.TIME, "TIMESTAMP": 
 _INT_TARGETS = ("SIGNED", "UNSIGNED", "INTEGER", "INT")
 _COMPARE = {"=", "<=>", ">=", "<=", "<", ">", "!=", "<>"}
 _REMAINDERS = ("%", "MOD", "DIV")
+_DOUBLE_READS = ("+", "-", "*", "/")  # the operators that read a string operand as a DOUBLE
 _ARITH = {"+": "mysql_dec_add", "-": "mysql_dec_sub", "*": "mysql_dec_mul", "/": "mysql_dec_div",
           "%": "mysql_dec_mod", "MOD": "mysql_dec_mod", "DIV": "mysql_dec_intdiv"}
 _DEC_FUNCS = {"ABS": "mysql_dec_abs", "FLOOR": "mysql_dec_floor", "CEIL": "mysql_dec_ceil",
@@ -278,10 +285,14 @@ def _column_printed(ct: ColumnType, names: list[str]) -> str:
     return f"`{origin[0]}`.`{origin[1]}`.`{origin[3]}`"
 
 
-def _digits(value: object) -> bool:
-    """Whether a literal's value is a number past BIGINT kept as its digits
-    (`lexer.decode_number`; a quoted string of as many digits reads the same)."""
-    return isinstance(value, str) and value.isdigit() and int(value) >= 1 << 63
+def _number_read(e: Expr) -> Expr:
+    """`e`, or where it is a string (a character or binary string column, a string function's
+    value: + - * / read it as a DOUBLE), that string read per row as MariaDB reads it: a value
+    that is no number throughout warned of (1292), a strict write's error
+    (`translate.NUMBER_TEXT_CALL`, the "number text" tree)."""
+    if e.cat != STR:
+        return e
+    return Expr(e.start, e.stop, STR, ("number text", e.emit()))
 
 
 def _cast_number(e: Expr) -> tuple:
@@ -335,7 +346,8 @@ class Finder:
                  aliases: dict[str, str] | None = None, literal: Callable[[int], object] = lambda n: None,
                  kinds: dict[int, bool | str] | None = None,
                  members: Callable[[list[str]], tuple[str, tuple[str, ...]] | None] = lambda names: None,
-                 unsigned: dict[int, bool] | None = None) -> None:
+                 unsigned: dict[int, bool] | None = None, signed_subtraction: bool = False,
+                 indexed: Callable[[ColumnType], bool] = lambda ct: False) -> None:
         self.toks = tokens
         self.lookup = lookup  # [[db.]table.]column -> ColumnType | None
         self.members = members  # an ENUM or SET column's "enum" / "set" and members, by name
@@ -348,6 +360,9 @@ class Finder:
         self.stop = len(tokens)
         # the literals read as a BIGINT UNSIGNED (a hybrid's number, `lexer.Hybrid`): index -> True
         self.unsigned = {} if unsigned is None else unsigned
+        # sql_mode NO_UNSIGNED_SUBTRACTION: a - b with an unsigned operand is a BIGINT
+        self.signed_subtraction = signed_subtraction
+        self.indexed = indexed  # whether a column leads an index of its table
 
     # --- the walk ------------------------------------------------------------------------------
 
@@ -485,6 +500,8 @@ class Finder:
             return Expr(a.start, b.stop, INT, ("call", "mysql_xor", a.emit(), b.emit()))
         if op in _ARITH:
             a, b = _as_number(a), _as_number(b)
+            if op in _DOUBLE_READS:
+                a, b = _number_read(a), _number_read(b)
             if (a.cat == LIT) != (b.cat == LIT) and NULL not in (a.cat, b.cat):
                 a, b = self.exact_operand(a), self.exact_operand(b)  # `id + 1.2345678901234567890`
             if op in _CHECKED and (e := self.arithmetic(a, op, b)) is not None:
@@ -531,7 +548,10 @@ class Finder:
         text = f"{printed(a, self.toks, prec)} {op} {printed(b, self.toks, prec, True)}"
         kinds = ka[0] + kb[0]
         bits = ka[1] + kb[1] if op == "*" else max(ka[1], kb[1]) + 1
-        if {a.cat, b.cat} == {LIT} or "u" in kinds:
+        signed = ""  # the result's range where it is not the operands' (`functions._checked`)
+        if op == "-" and "u" in kinds and self.signed_subtraction:
+            cat, kind, ints, fallback, signed = INT, "", "s", "d", "s"
+        elif {a.cat, b.cat} == {LIT} or "u" in kinds:
             cat, kind, ints, fallback = (LIT, "litexpr", "l", "d") if {a.cat, b.cat} == {LIT} else (DEC, "", "u", "d")
         elif bits >= 63:
             cat, kind, ints, fallback = INT, "", "s", "f"
@@ -539,7 +559,8 @@ class Finder:
             e = self.native(a.start, b.stop, INT, [a, b])
             e.ints, e.bits, e.printed, e.prec = "s", bits, text, prec
             return e
-        call = ("call", _CHECKED[op], a.exact(), b.exact(), ("raw", f"'{kinds}{fallback}'"), ("raw", sql_literal(text)))
+        call = ("call", _CHECKED[op], a.exact(), b.exact(), ("raw", f"'{kinds}{fallback}{signed}'"),
+                ("raw", sql_literal(text)))
         return Expr(a.start, b.stop, cat, call, kind, ints=ints, bits=64 if ints == "u" else 63, printed=text,
                     prec=prec)
 
@@ -576,8 +597,7 @@ class Finder:
         double holds (`literal_kind`, recorded in `kinds`): a DECIMAL SQLite cannot compute."""
         if e.kind not in ("lit", "neglit"):
             return False
-        kind = self.kinds[e.param] = literal_kind(self.literal(e.param))
-        return kind == EXACT
+        return self.literal_kind_of(e) == EXACT
 
     def compare(self, a: Expr, op: str, b: Expr) -> Expr:
         if a.kind == "json" and b.kind == "json":  # MariaDB unquotes the left one only: '"x"' = '"x"' is 0
@@ -589,6 +609,7 @@ class Finder:
             e = self.native(a.start, b.stop, INT, [a, b])
             self.convert_operands(a, [b])
             return e
+        a, b = self.compared_text(a, b), self.compared_text(b, a)
         if self.by_collation(a, [b]) or self.by_collation(b, [a]):
             sql = {"<=>": "IS", "<>": "!=", "!=": "!="}.get(op, op)
             return Expr(a.start, b.stop, INT, ("seq", a.exact(), ("raw", sql), b.exact()))
@@ -647,11 +668,24 @@ class Finder:
                     continue
                 if x.kind == "neglit" or (x.cat in (INT, FLOAT) and x.kind not in ("lit", "litexpr")):
                     if y.cat == STR or x.column is None or not self.number_literal(y):
-                        wrap[y.start] = (y.stop, _cast_number(y))
+                        wrap[y.start] = (y.stop, _cast_number(self.compared_text(y, x)))
                 elif x.kind == "lit" and self.number_literal(x) and (y.cat == STR or not self.number_literal(y)):
-                    wrap[y.start] = (y.stop, _cast_number(y))
+                    wrap[y.start] = (y.stop, _cast_number(self.compared_text(y, x)))
         # (each a literal or a column, call, CASE or subquery: no region of a part starts with it)
         self.regions.update(wrap)
+
+    def compared_text(self, e: Expr, number: Expr) -> Expr:
+        """`e`, or where it is a string literal compared with `number`, that string read as a
+        number once for the statement (MariaDB's cached constant: warned of at the first row
+        compared, 1292, a strict UPDATE's error), as a DECIMAL beside an integer, else a DOUBLE:
+        the "compared text" tree. (Not beside a column leading an index: SQLite reads
+        the string to seek before any row, where MariaDB's lookup converts it unsaid.)"""
+        if e.kind != "lit" or self.number_literal(e) or number.column is not None and self.indexed(number.column):
+            return e
+        integer = number.cat == INT or number.ints in ("s", "u") or number.kind in ("lit", "neglit") \
+            and type(self.literal(number.param)) is int
+        what = "DECIMAL" if integer else "DOUBLE"
+        return Expr(e.start, e.stop, e.cat, ("compared text", what, e.param))
 
     def numbers_against_members(self, left: Expr, others: list[Expr]) -> tuple[Expr, list[Expr]]:
         """A comparison's ENUM or SET column read as its number (`_member_number`) where the
@@ -690,13 +724,18 @@ class Finder:
 
     def number_literal(self, e: Expr) -> bool:
         """Whether the literal `e` holds a number in this execution (recorded in `kinds`)."""
-        kind = self.kinds[e.param] = literal_kind(self.literal(e.param))
-        return kind is not False
+        return self.literal_kind_of(e) is not False
 
     def past_bigint(self, e: Expr) -> bool:
         """Whether `e` is a literal holding a number past BIGINT, kept as its digits (recorded in
-        `kinds`): an operand SQLite would read as its largest integer."""
-        return e.kind == "lit" and not self.number_literal(e) and _digits(self.literal(e.param))
+        `kinds`): an operand SQLite would read as its largest integer. (A quoted string of
+        such digits is a string: HEX of its bytes, its negation a DOUBLE.)"""
+        return e.kind == "lit" and self.literal_kind_of(e) == DIGITS
+
+    def literal_kind_of(self, e: Expr) -> bool | str:
+        """The literal `e`'s kind in this execution (`literal_kind`), recorded in `kinds`."""
+        kind = self.kinds[e.param] = literal_kind(self.literal(e.param))
+        return kind
 
     @staticmethod
     def by_collation(col: Expr, others: list[Expr]) -> bool:
@@ -802,7 +841,8 @@ class Finder:
                 return Expr(i, inner.stop, INT, ("call", "mysql_int_neg", inner.emit(), ("raw", sql_literal(text))),
                             ints="s", bits=63, printed=text, prec=12)
             e = self.native(i, inner.stop, inner.cat, [inner])
-            e.ints, e.bits, e.printed, e.prec = inner.ints, inner.bits, text, 12
+            # (-u of an unsigned column is signed, MariaDB's)
+            e.ints, e.bits, e.printed, e.prec = "s" if inner.ints == "u" else inner.ints, inner.bits, text, 12
             return e
         if t.kind == "op" and t.text == "+":
             return self.unary(i + 1)
@@ -887,8 +927,9 @@ class Finder:
                 return Expr(i, j, DEC, None, "col", column=ct)
             if _unsigned_64(ct):
                 return Expr(i, j, DEC, None, "col", column=ct, ints="u", bits=64, printed=_column_printed(ct, names))
-            if code in INTEGER_CODES:
-                return Expr(i, j, INT, None, "bigint" if code == FieldType.LONGLONG else "", column=ct, ints="s",
+            if code in INTEGER_CODES:  # (an unsigned one makes arithmetic BIGINT UNSIGNED, as MariaDB's)
+                return Expr(i, j, INT, None, "bigint" if code == FieldType.LONGLONG else "", column=ct,
+                            ints="u" if ct.unsigned else "s",
                             bits=_INT_BITS.get(code, 31) + (code != FieldType.LONGLONG and ct.unsigned),
                             printed=_column_printed(ct, names))
             if code in (FieldType.DOUBLE, FieldType.FLOAT):
@@ -1157,6 +1198,9 @@ class Finder:
             if inner is not None and _unparenthesized(inner.tree)[:2] == ("call", "mysql_dec_neg") \
                     and inner.ints == "l":
                 kind = "negdigits"  # -<a number past BIGINT>: -9223372036854775808 is MariaDB's BIGINT
+            elif inner is not None and (bare := self.parenthesized_literal(i + 2, k)) is not None \
+                    and self.past_bigint(bare):
+                kind = "digits"  # a BIGINT UNSIGNED literal, past it a DECIMAL one (not a string's digits)
             operand = inner.emit() if inner is not None else ("tokens", i + 2, k)
             inner_text = printed(inner, self.toks) if inner is not None else "?"
             target_text = "unsigned" if name == "UNSIGNED" else "signed"

@@ -161,7 +161,9 @@ class SessionFunctions:
         # UPDATE's scan read (`mysql_row_read`), an INSERT's row of values run alone
         # (`Engine._w_rows_apart`); 0 where none is counted (each target's stores count then)
         self.current_row = 0
-        self.fixedbin_warned: set[tuple[str, str | bytes]] = set()  # (`mysql_fixedbin_bound`)
+        # what the statement warned of once: (kind, value) (`mysql_fixedbin_bound`), (type, literal's
+        # index) (`mysql_number_text_once`)
+        self.warned_once: set[tuple[str, str | bytes | int]] = set()
         # the last value a trigger's SET NEW.col stored, (its mysql_store target, value): the
         # value of a 1062 that assignment met
         self.trigger_assigned: tuple[str, Any] | None = None
@@ -182,7 +184,7 @@ class SessionFunctions:
         self.warnings = []
         self.stored_rows.clear()
         self.current_row = 0
-        self.fixedbin_warned.clear()
+        self.warned_once.clear()
         if self.kill_pending:  # (no lock taken when unset, as `start_statement`)
             self.kill_pending = False
             self.interrupted.clear()
@@ -206,7 +208,7 @@ class SessionFunctions:
         self.upserts_changed = self.upserts_unchanged = 0
         self.stored_rows.clear()
         self.current_row = 0
-        self.fixedbin_warned.clear()
+        self.warned_once.clear()
         self.trigger_assigned = None
 
     def clear_interrupt(self) -> None:
@@ -459,7 +461,8 @@ def _checked(op: Callable[[int, int], int], exact: str) -> Callable[..., Any]:
     range (BIGINT UNSIGNED if an operand is one), where SQLite would turn to a REAL and the
     exact functions to digits past 64 bits. `kinds` is each operand's kind (`_int_kind`) and what
     any other number computes as: 'd' exactly (`exact`, a `decimal_math` function), 'f' as SQLite's
-    double; 1690 for a double beyond DOUBLE."""
+    double; 1690 for a double beyond DOUBLE. A fourth 's' makes the result a BIGINT whatever the
+    operands (a subtraction under sql_mode NO_UNSIGNED_SUBTRACTION)."""
     inexact = decimal_math.FUNCTIONS[exact]
 
     def fn(a: Any, b: Any, kinds: str, printed: str) -> Any:
@@ -468,7 +471,7 @@ def _checked(op: Callable[[int, int], int], exact: str) -> Callable[..., Any]:
         ka, kb = _int_kind(a, kinds[0]), _int_kind(b, kinds[1])
         if ka and kb:
             n = op(int(a), int(b))
-            what, low, high = _INT_RANGES["u" if "u" in (ka, kb) else "s"]
+            what, low, high = _INT_RANGES[kinds[3:] or ("u" if "u" in (ka, kb) else "s")]
             if not low <= n <= high:
                 out_of_range(what, printed)
             return _as_sqlite(n)
@@ -1264,11 +1267,15 @@ _BIGINT_MIN_TEXT = str(-(1 << 63))
 def _cast_kind(value: Any, kind: str) -> str:
     """The kind `cast_int` reads a literal as: a negated number literal past BIGINT ("negdigits")
     is an integer where it is -9223372036854775808 (BIGINT's least value to MariaDB: its literal,
-    BIGINT UNSIGNED, negated), any other a DECIMAL. (A number literal past BIGINT UNSIGNED is
-    kept as its digits, as a quoted string of them is: both read as the string, MariaDB's way
-    for the string; its DECIMAL's clip and 1916 are not given.)"""
+    BIGINT UNSIGNED, negated), any other a DECIMAL; a number literal past BIGINT ("digits", its
+    digits: `lexer.Digits`) an integer up to BIGINT UNSIGNED's greatest, past it a DECIMAL,
+    clipped with warning 1916 (a quoted string of as many digits is read as a string: 1292)."""
     if kind == "negdigits":
         return "lit" if value == _BIGINT_MIN_TEXT else "dec"
+    if kind == "digits":
+        return "dec" if int(value) >= _U64 else "lit"
+    if kind == "lit" and type(value) is float and not -(1 << 63) <= value < 1 << 63:
+        return "double"  # (past BIGINT written with an exponent: a point alone holds 15 digits)
     return kind
 
 
@@ -1277,8 +1284,9 @@ def cast_int_note(value: Any, kind: str, unsigned: int) -> tuple[str, int, str] 
     for none: a string's integer past BIGINT's least value or BIGINT UNSIGNED's greatest is
     clipped, warning 1292; UNSIGNED of a negative integer (a string's leading one, '-0' too) is
     its complement (1105); a DECIMAL past the target's range is clipped, warning 1916 (a
-    negative one AS UNSIGNED 0), a negative DOUBLE AS UNSIGNED 0 with note 1916. (SIGNED's note
-    of a string's integer past BIGINT is not given: its digits here are an unsigned BIGINT's too.)"""
+    negative one AS UNSIGNED 0), a DOUBLE rounded to an integer past it (a negative one AS
+    UNSIGNED: 0) with note 1916. (SIGNED's note of a string's integer past BIGINT is not given:
+    its digits here are an unsigned BIGINT's too.)"""
     if value is None or kind == "temporal" or isinstance(value, bool):
         return None
     if isinstance(value, bytes):
@@ -1293,8 +1301,13 @@ def cast_int_note(value: Any, kind: str, unsigned: int) -> tuple[str, int, str] 
     if isinstance(value, int):
         return _TO_UNSIGNED if unsigned and value < 0 else None
     if isinstance(value, float) and kind not in ("dec", "lit"):
-        return ("Note", ER_DATA_OVERFLOW.code, ER_DATA_OVERFLOW.format(format_double(value), "UNSIGNED BIGINT")) \
-            if unsigned and value < 0 else None
+        if math.isnan(value):
+            return None
+        n = round(value) if not math.isinf(value) else value  # (rint's: half to even)
+        # (2^63 itself is BIGINT's greatest unsaid, as MariaDB's Converter_double_to_longlong)
+        past = n < 0 or n >= _U64 if unsigned else not -(1 << 63) <= n <= 1 << 63
+        return ("Note", ER_DATA_OVERFLOW.code, ER_DATA_OVERFLOW.format(
+            format_double(value), "UNSIGNED BIGINT" if unsigned else "SIGNED BIGINT")) if past else None
     text = repr(value) if isinstance(value, float) else str(value).strip()
     try:
         exact = Decimal(text)
@@ -2257,7 +2270,7 @@ UNBOUNDED = frozenset({
 VOLATILE = frozenset({
     "uuid", "uuid_short", "sys_guid", "random_bytes", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
     "mysql_set_var", "mysql_get_var",
-    "mysql_upsert_mark", "mysql_matched", "mysql_row_read", "mysql_fixedbin_bound", "mysql_number_text", "mysql_store_row", "mysql_sleep", "mysql_sysdate", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
+    "mysql_upsert_mark", "mysql_matched", "mysql_row_read", "mysql_fixedbin_bound", "mysql_number_text", "mysql_number_text_once", "mysql_store_row", "mysql_sleep", "mysql_sysdate", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
     "is_used_lock",
 })
 
@@ -2707,12 +2720,12 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         text = fixedbin.canonical(kind, value)
         if text is None:
             fx = session_fx()
-            if strict or (kind, value) not in fx.fixedbin_warned:
+            if strict or (kind, value) not in fx.warned_once:
                 warned: list = []
                 fixedbin.bound(kind, value, warned)
                 if strict:
                     raise_sql(SQLError(ER_TRUNCATED_WRONG_VALUE, message=warned[0][3]))
-                fx.fixedbin_warned.add((kind, value))
+                fx.warned_once.add((kind, value))
                 fx.warn(warned[0][1:])
         return text
 
@@ -2727,6 +2740,16 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
             if strict and warning[0] == "Warning":
                 raise_sql(SQLError(ER_TRUNCATED_NUMBER, message=warning[2]))
             warn(warning)
+        return value
+
+    def mysql_number_text_once(value: Any, what: str, strict: int, binary: int, literal: int) -> Any:
+        """A string literal (the statement's `literal`th) a comparison reads as a number
+        (`mysql_number_text`), converted once for the statement as MariaDB's cached constant
+        is: warned of (or failing) where the first row is compared, not again."""
+        fx = session_fx()
+        if (what, literal) not in fx.warned_once:
+            fx.warned_once.add((what, literal))
+            mysql_number_text(value, what, strict, binary)
         return value
 
     def mysql_row_read(_rowid: Any) -> int:
@@ -2906,7 +2929,7 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "cot": (1, cot),
         "sys_guid": (0, lambda: mysql_uuid(session_fx().rand).replace("-", "")),
         "mysql_fsp": (4, mysql_fsp), "mysql_now_stored": (4, now_stored), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (-1, mysql_store_check),
-        "mysql_number_text": (4, mysql_number_text), "mysql_number_text_quiet": (4, lambda value, *_reading: value), "mysql_store_row": (3, mysql_store_row), "mysql_store_assigned": (2, mysql_store_assigned), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
+        "mysql_number_text": (4, mysql_number_text), "mysql_number_text_once": (5, mysql_number_text_once), "mysql_number_text_quiet": (4, lambda value, *_reading: value), "mysql_store_row": (3, mysql_store_row), "mysql_store_assigned": (2, mysql_store_assigned), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
         "is_free_lock": (1, lambda n: None if n is None else int(LOCKS.owner(_to_str(n)) is None)),

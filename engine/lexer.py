@@ -82,10 +82,19 @@ def decode_string(text: str) -> str:
 EXACT_DIGITS = 15
 
 
+class Digits(str):
+    """A number literal past BIGINT, kept as its digits: MariaDB's BIGINT UNSIGNED literal, past
+    that its DECIMAL one. A str (SQLite binds and stores it as the text it is) that says it was
+    written as a number: a quoted string of the same digits is a plain str, which CAST, HEX and
+    a negation read as a string (`exact.literal_kind` tells the two apart)."""
+
+    __slots__ = ()
+
+
 def decode_number(text: str) -> int | float | Decimal | str:
     """A number literal's value: with an exponent a float (MySQL's DOUBLE); with a point a float,
     or past EXACT_DIGITS digits its exact Decimal (MySQL's DECIMAL literal, which a float would
-    round); without either an int, past BIGINT its digits."""
+    round); without either an int, past BIGINT its `Digits`."""
     if "e" in text or "E" in text:
         return float(text)
     if "." in text:
@@ -93,7 +102,7 @@ def decode_number(text: str) -> int | float | Decimal | str:
     n = int(text)
     # BIGINT UNSIGNED (and larger) literals are beyond SQLite's integers: kept as their digits,
     # as engine.values keeps such a stored value, never bound as an int SQLite refuses
-    return n if n < 1 << 63 else text
+    return n if n < 1 << 63 else Digits(text)
 
 
 # ends the shape of a statement with a hybrid literal (a comment: the tokenizer skips it)

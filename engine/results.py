@@ -87,23 +87,28 @@ class LoggedStatement:
 # a multi-row INSERT and a NOT NULL column without a default left out stored as its implicit
 # default (warnings 1048, 1364); DIVISION_NULL, not both strict and ERROR_FOR_DIVISION_BY_ZERO:
 # a division by zero in a write is NULL. QUIET_DIVISION (no ERROR_FOR_DIVISION_BY_ZERO: a
-# division by zero is no warning) changes only a statement's warnings.
-LAX_VALUES, DIVISION_NULL, QUIET_DIVISION = 1, 2, 4
+# division by zero is no warning) changes only a statement's warnings. SIGNED_SUBTRACTION
+# (NO_UNSIGNED_SUBTRACTION): a subtraction with an unsigned operand is a BIGINT, not a BIGINT
+# UNSIGNED (`engine.exact.Finder.arithmetic`).
+LAX_VALUES, DIVISION_NULL, QUIET_DIVISION, SIGNED_SUBTRACTION = 1, 2, 4, 16
 # Not an sql_mode's: the plan of a single-table UPDATE whose SET literals are stored (and refused)
 # per row updated, as MariaDB stores them, instead of before any row is read (`Plan.literals_up_front`)
 PER_ROW = 8
 _STRICT = 1 << SQL_MODES.index("STRICT_TRANS_TABLES") | 1 << SQL_MODES.index("STRICT_ALL_TABLES")
 _DIVISION_ERROR = 1 << SQL_MODES.index("ERROR_FOR_DIVISION_BY_ZERO")
+_NO_UNSIGNED_SUBTRACTION = 1 << SQL_MODES.index("NO_UNSIGNED_SUBTRACTION")
 
 
 def write_mode(sql_mode: int | None) -> int:
-    """The `LAX_VALUES` | `DIVISION_NULL` | `QUIET_DIVISION` of the sql_mode bits `sql_mode`
-    (None: the default sql_mode, 0)."""
+    """The `LAX_VALUES` | `DIVISION_NULL` | `QUIET_DIVISION` | `SIGNED_SUBTRACTION` of the
+    sql_mode bits `sql_mode` (None: the default sql_mode, 0)."""
     if sql_mode is None:
         return 0
     mode = 0 if sql_mode & _STRICT else LAX_VALUES | DIVISION_NULL
     if not sql_mode & _DIVISION_ERROR:
         mode |= DIVISION_NULL | QUIET_DIVISION
+    if sql_mode & _NO_UNSIGNED_SUBTRACTION:
+        mode |= SIGNED_SUBTRACTION
     return mode
 
 

@@ -777,8 +777,7 @@ class Session:
                 elif id(source) in stored:
                     args.append(stored[id(source)])
                     continue
-                if texts is None and (type(params[source[1]]) is float or type(params[source[1]]) is str
-                                      and source[3].base == "bit"):
+                if texts is None and type(params[source[1]]) is float:
                     texts = literal_texts(sql)
                 value = stored[id(source)] = values.stored_literal(source, params, texts, self._fx.warnings)
                 args.append(value)

@@ -61,11 +61,12 @@ from engine.catalog import (
     mysql_literal,
 )
 from engine.collation import GENERAL_CI
-from engine.coltypes import CHARSET_BINARY, STRING_CODES
+from engine.coltypes import CHARSET_BINARY, STRING_CODES, ColumnType
 from engine.errors import IntoFile
 from engine.exact import (
     AGGREGATE_CALLS,
     BINARY_STRING,
+    DIGITS,
     EXACT,
     NUMBER_ARGS,
     NUMBER_CALLS,
@@ -106,6 +107,7 @@ from engine.exprtypes import (
 )
 from engine.lexer import (
     HYBRID_MARK,
+    Digits,
     Hybrid,
     Token,
     extract,
@@ -115,7 +117,7 @@ from engine.lexer import (
     tokenize,
 )
 from engine.multiwrite import MultiWrite, Target
-from engine.results import DIVISION_NULL, LAX_VALUES, PER_ROW
+from engine.results import DIVISION_NULL, LAX_VALUES, PER_ROW, SIGNED_SUBTRACTION
 from engine.unsafe import unsafe_notes
 from protocol.charsets import CHARSETS
 from protocol.errors import (
@@ -170,6 +172,9 @@ FIXEDBIN = "fixedbin"
 # mysql_number_text(literal, "DOUBLE" | "DECIMAL", strict, binary); the quiet one in a copy of a value
 # computed twice for a row (an UPDATE's changed-rows test: `_checked`, `_quiet`)
 NUMBER_TEXT_CALL, NUMBER_TEXT_CALL_QUIET = "mysql_number_text(", "mysql_number_text_quiet("
+# ... one a comparison reads, converted once for the statement: warned of at the first row compared
+# (MariaDB's cached constant), `Finder.compared_text`
+NUMBER_TEXT_CALL_ONCE = "mysql_number_text_once("
 # the arithmetic that reads a string operand as a DOUBLE
 _DOUBLE_OPS = frozenset({"+", "-", "*", "/"})
 # the exact calls that read a string operand as a DECIMAL (the others, arithmetic, as a DOUBLE)
@@ -943,6 +948,8 @@ class Translator:
                     out.append("AS BLOB)")
                     if pattern and not (i + 2 < end and toks[i + 2].is_word("ESCAPE")):
                         out.append("ESCAPE '\\'")
+                elif word == "_BINARY" and self.read_as_double(i + 1):
+                    self.number_text(nxt.param, "DOUBLE")
                 else:
                     self.add_arg(("bytes", nxt.param))
                     if word == "BINARY" and ((i > 0 and toks[i - 1].kind == "op" and toks[i - 1].text in _COMPARISONS)
@@ -1046,9 +1053,16 @@ class Translator:
 
     def read_as_double(self, i: int) -> bool:
         """Whether the literal at tokens[i] is a string (X'..' too) an operator beside it (+ - * /,
-        not a date's + INTERVAL) reads as a DOUBLE (its kind recorded: `Plan.literal_kinds`)."""
+        not a date's + INTERVAL) reads as a DOUBLE (its kind recorded: `Plan.literal_kinds`):
+        after its introducer (`_utf8mb4'x'`, `_binary'x'`) and in parentheses too (`('x')`, not
+        a call's)."""
         toks = self.tokens
-        before, after = toks[i - 1] if i else None, toks[i + 1] if i + 1 < len(toks) else None
+        lo, hi = (i - 1 if i and (is_introducer(toks[i - 1]) or toks[i - 1].is_word("_BINARY")) else i), i
+        while lo and hi + 1 < len(toks) and toks[lo - 1].kind == "op" and toks[lo - 1].text == "(" \
+                and toks[hi + 1].kind == "op" and toks[hi + 1].text == ")" \
+                and not (lo > 1 and toks[lo - 2].kind in ("word", "ident") and not toks[lo - 2].is_word(*_CONDITION_WORDS)):
+            lo, hi = lo - 1, hi + 1
+        before, after = toks[lo - 1] if lo else None, toks[hi + 1] if hi + 1 < len(toks) else None
         if not any(t is not None and t.kind == "op" and t.text in _DOUBLE_OPS for t in (before, after)):
             return False
         if any(t.is_word("INTERVAL") for t in toks[max(i - 4, 0):i + 3]):
@@ -1057,17 +1071,18 @@ class Translator:
         return self.kinds.setdefault(param, literal_kind(self.params[param])) is False \
             and type(self.params[param]) in (str, bytes)
 
-    def number_text(self, param: int, read_as: str) -> None:
+    def number_text(self, param: int, read_as: str, call: str = NUMBER_TEXT_CALL) -> None:
         """The string literal `param` read as a number of type `read_as` ("DOUBLE", "DECIMAL"),
-        converted for each row computed (`NUMBER_TEXT_CALL`)."""
+        converted for each row computed (`NUMBER_TEXT_CALL`, or `call`)."""
         raw = self.raw_params if self.raw_params is not None else self.params
         kind = self.string_kinds[param] = text_kind(raw[param])  # (X'..' is shown by its bytes)
         if kind == NUMBER_STRING:  # (a number throughout: never warned of, computed as SQLite does)
             self.add_arg(param)
             return
-        self.out.append(NUMBER_TEXT_CALL)
+        self.out.append(call)
         self.add_arg(param)
-        self.out.append(f", '{read_as}', {int(self.strict_values)}, {int(kind == BINARY_STRING)})")
+        once = f", {param}" if call == NUMBER_TEXT_CALL_ONCE else ""  # (each literal's own once)
+        self.out.append(f", '{read_as}', {int(self.strict_values)}, {int(kind == BINARY_STRING)}{once})")
 
     def exact_item(self, i: int, context: str | None) -> bool:
         """Whether the literal at tokens[i] is a select item alone (or negated: `SELECT -1.5`)
@@ -1180,9 +1195,7 @@ class Translator:
             return "number"
         if t.kind == "param":
             value = self.params[t.param]  # (the statement's own: hybrids not read yet)
-            if type(value) is str and len(value) > 18 and value.isdigit():
-                # a number past BIGINT (`lexer.decode_number`) and a quoted string of its digits
-                # are alike here (a shorter number is an int)
+            if type(value) is Digits:  # a number past BIGINT (`lexer.decode_number`): not told here
                 return None
             return "number" if type(value) in (int, float, Decimal) else "string"
         if t.kind == "op" and t.text in "()" and 0 <= k + 2 * step < n and toks[k + 2 * step].text == "()"[step > 0] \
@@ -3687,7 +3700,15 @@ class Translator:
     def new_finder(self) -> Finder:
         return Finder(self.tokens, SelectTypes([], self.statement_tables()).column_type,
                       literal=lambda n: self.params[n] if n < len(self.params) else None, kinds=self.kinds,
-                      members=self.member_column, unsigned=self.hybrids or {})
+                      members=self.member_column, unsigned=self.hybrids or {},
+                      signed_subtraction=bool(self.write_mode & SIGNED_SUBTRACTION), indexed=self.leads_an_index)
+
+    def leads_an_index(self, ct: ColumnType) -> bool:
+        """Whether the column of `ct` leads an index of its table (its primary key too)."""
+        origin = ct.origin
+        table = self.table_named(origin[0], origin[1]) if origin is not None else None
+        return table is not None and any(index.columns and index.columns[0].lower() == origin[3].lower()
+                                         for index in table.indexes)
 
     def statement_tables(self) -> list[tuple[str, Table]]:
         """Every table the statement names, by alias: the FROM clauses at any depth, the target
@@ -3780,16 +3801,28 @@ class Translator:
             at = len(self.out)
             self.emit_exact(end, tree[1], read_as)
             self.out[at:] = map(_quiet, self.out[at:])
+        elif kind == "compared text":  # a string literal a comparison reads as a number: once
+            self.number_text(tree[2], tree[1], NUMBER_TEXT_CALL_ONCE)
+        elif kind == "number text":  # a string column arithmetic reads as a number: per row
+            self.out.append(NUMBER_TEXT_CALL)
+            self.emit_exact(end, tree[1], read_as)
+            self.out.append(f", '{read_as}', {int(self.strict_values)}, 0)")
         elif kind == "dec":  # a literal as its exact text
-            number = (self.kinds.setdefault(tree[1], literal_kind(self.params[tree[1]])) is not False)
-            if number:
+            number = self.kinds.setdefault(tree[1], literal_kind(self.params[tree[1]]))
+            if number == DIGITS:  # (a number past BIGINT: its digits, bound as they are)
+                self.add_arg(tree[1])
+            elif number is not False:
                 self.add_arg((STORE, tree[1], False, values.NUMBER, 1, "", False, False))
             else:
                 self.number_text(tree[1], read_as)
-        else:  # tokens [start, stop), emitted as usual (the region starting there aside)
-            region = self.exact.pop(tree[1], None)
+        else:  # tokens [start, stop), emitted as usual (the region of them all aside; one of a
+            # first operand kept: `s + 1`'s `s`)
+            region = self.exact.get(tree[1])
+            aside = region is not None and region[0] >= tree[2]
+            if aside:
+                del self.exact[tree[1]]
             self.emit_range(tree[1], tree[2])
-            if region is not None:
+            if aside:
                 self.exact[tree[1]] = region
         return end
 

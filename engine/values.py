@@ -45,7 +45,7 @@ from engine.catalog import (
     Column,
 )
 from engine.coltypes import format_double
-from engine.lexer import Hybrid
+from engine.lexer import Digits, Hybrid
 from protocol.errors import (
     ER_BAD_NULL_ERROR,
     ER_CANNOT_CAST_ON_ASSIGNMENT,
@@ -162,7 +162,7 @@ def stored_literal(source: tuple, params: list[object], texts: list[str] | None,
         v = v.copy_negate() if isinstance(v, Decimal) else -v  # type: ignore[operator]  # (no context rounding)
     elif binary and isinstance(v, str):
         v = v.encode("utf-8", "surrogateescape")
-    elif col.base == "bit" and type(v) is str and v.isdigit() and texts is not None and texts[index][:1] not in "'\"":
+    elif col.base == "bit" and type(v) is Digits:
         v = Decimal(v)  # a number past BIGINT kept as its digits (`lexer.decode_number`): a number, not a string
     elif warnings is not None and (note := _cut_note(col, v, row)) is not None:
         warnings.append(note)

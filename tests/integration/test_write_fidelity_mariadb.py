@@ -127,6 +127,117 @@ def test_a_string_arithmetic_reads_as_a_number_is_converted_per_row(servers):
     assert theirs[12][1][2:4] == (b"(Rows matched: 3  Changed: 0  Warnings: 3", 3)
 
 
+def test_a_string_in_parentheses_or_after_an_introducer_reads_as_a_number(servers):
+    """('x'), (('x')), _binary'x' and _utf8mb4'x' beside + - * / read as 'x' does: per row, 1292."""
+    theirs = compared(servers, "numpar", [
+        "CREATE TABLE numpar.t (id INT PRIMARY KEY, k INT)",
+        "INSERT INTO numpar.t VALUES (1, 1), (2, 2)",
+    ], [
+        "SELECT k + ('x'), k - (('y')) FROM t ORDER BY id",
+        "SELECT k + _binary'x', k * _utf8mb4'z', k + _binary'5' FROM t ORDER BY id",
+        "UPDATE t SET k = k + ('x')",
+        "UPDATE t SET k = k - _binary'x'",
+    ])
+    assert theirs[2][1] == ("error", 1292, "Truncated incorrect DOUBLE value: 'x'")
+
+
+def test_a_string_column_in_arithmetic_is_read_per_row(servers):
+    """A character column (a string function's value) + - * / is read as a DOUBLE per row: 1292
+    for each value that is no number throughout, a strict UPDATE's error, a lax one's warnings."""
+    theirs = compared(servers, "numcol", [
+        "CREATE TABLE numcol.t (id INT PRIMARY KEY, s VARCHAR(10), n INT)",
+        "INSERT INTO numcol.t VALUES (1, 'a', 0), (2, '7', 0), (3, '3x', 0)",
+    ], [
+        "SELECT s + 1 FROM t ORDER BY id",
+        "SELECT s * 2, s - 'y', 1 - s FROM t ORDER BY id",
+        "SELECT id FROM t WHERE s + 0 = 3",
+        "SELECT CONCAT(s, 'z') + 1, ('1') + id, LOWER(s) * 2 FROM t ORDER BY id",
+        "UPDATE t SET n = s + 1",
+        "SET sql_mode = ''",
+        "UPDATE t SET n = s + 1",
+        "UPDATE t SET n = n - s WHERE id > 1",
+        "SELECT * FROM t ORDER BY id",
+    ])
+    assert theirs[0][1][3:] == (2, (("Warning", 1292, "Truncated incorrect DOUBLE value: 'a'"),
+                                    ("Warning", 1292, "Truncated incorrect DOUBLE value: '3x'")))
+    assert theirs[4][1] == ("error", 1292, "Truncated incorrect DOUBLE value: 'a'")
+
+
+def test_a_string_compared_with_a_number_is_read_once(servers):
+    """A string literal compared with an integer is read as a DECIMAL (beside another number a
+    DOUBLE) once for the statement, where the first row is compared: one 1292 each (a note for
+    trailing spaces), a strict UPDATE's error, a DELETE's warning; none where no row is
+    compared, nor beside a column that leads an index (MariaDB's lookup converts it unsaid)."""
+    theirs = compared(servers, "numcmp", [
+        "CREATE TABLE numcmp.t (id INT PRIMARY KEY, k INT, b BIGINT UNSIGNED, n INT)",
+        "INSERT INTO numcmp.t VALUES (1, 1, 1, 0), (2, 2, 2, 0), (3, 3, 3, 0)",
+    ], [
+        "SELECT id FROM t WHERE k = 'x'",
+        "SELECT id FROM t WHERE k = 'x' AND id > 100",
+        "SELECT id FROM t WHERE k = '1x'",
+        "SELECT id FROM t WHERE 'x' = k",
+        "SELECT id FROM t WHERE k > 'x'",
+        "SELECT id FROM t WHERE k + 0 = 'x'",
+        "SELECT k = 'x' FROM t ORDER BY id",
+        "SELECT id FROM t WHERE b = 'x'",
+        "SELECT id FROM t WHERE k = '1 '",
+        "SELECT id FROM t WHERE id = 'x'",
+        "SELECT 5 = 'x', 'x' = 5, 1.5 = 'y', 'x' = k FROM t WHERE id = 1",
+        "UPDATE t SET n = 1 WHERE k = 'x'",
+        "DELETE FROM t WHERE k = 'x'",
+        "SET sql_mode = ''",
+        "UPDATE t SET n = 1 WHERE k = 'x'",
+        "UPDATE t SET n = 2 WHERE k < '2x'",
+        "SELECT * FROM t ORDER BY id",
+    ])
+    assert theirs[0][1][3:] == (1, (("Warning", 1292, "Truncated incorrect DECIMAL value: 'x'"),))
+    assert theirs[11][1] == ("error", 1292, "Truncated incorrect DECIMAL value: 'x'")
+
+
+def test_unsigned_column_arithmetic_is_bigint_unsigned(servers):
+    """Arithmetic with an INT UNSIGNED column is BIGINT UNSIGNED: 1690 below 0, naming the
+    expression as MariaDB prints it (a SELECT's and an UPDATE's error, lax or strict); under
+    NO_UNSIGNED_SUBTRACTION a subtraction is a BIGINT (an addition stays unsigned)."""
+    theirs = compared(servers, "unsub", [
+        "CREATE TABLE unsub.t (id INT PRIMARY KEY, qty INT UNSIGNED, b BIGINT UNSIGNED, s SMALLINT UNSIGNED)",
+        "INSERT INTO unsub.t VALUES (1, 5, 5, 5), (2, 200, 200, 200), (3, 10, 10, 10)",
+    ], [
+        "SELECT qty - 100 FROM t ORDER BY id",
+        "SELECT qty - 1, -qty + 1, qty + s, qty * 2 FROM t ORDER BY id",
+        "SELECT qty + -100 FROM t ORDER BY id",
+        "SELECT qty * -1 FROM t WHERE id = 1",
+        "SELECT s - qty FROM t WHERE id = 1",
+        "SELECT id FROM t WHERE qty - 6 > 0",
+        "UPDATE t SET qty = qty - 100",
+        "SET sql_mode = ''",
+        "UPDATE t SET qty = qty - 100",
+        "SET sql_mode = 'NO_UNSIGNED_SUBTRACTION'",
+        "SELECT qty - 100, b - 300, s - 6 FROM t ORDER BY id",
+        "SELECT qty + -100 FROM t ORDER BY id",
+        "UPDATE t SET qty = qty - 1000",
+        "SELECT * FROM t ORDER BY id",
+    ])
+    assert theirs[0][1] == ("error", 1690, "BIGINT UNSIGNED value is out of range in '`unsub`.`t`.`qty` - 100'")
+
+
+def test_cast_of_a_double_past_bigint(servers):
+    """CAST of a DOUBLE (a literal with an exponent, a DOUBLE column) rounded past the target's
+    range: clipped with note 1916 naming SIGNED / UNSIGNED BIGINT; 2^63 itself BIGINT's greatest
+    unsaid, a negative one rounding to 0 AS UNSIGNED unsaid."""
+    theirs = compared(servers, "dblcast", [
+        "CREATE TABLE dblcast.t (id INT PRIMARY KEY, f DOUBLE)",
+        "INSERT INTO dblcast.t VALUES (1, 1e300), (2, -1e300), (3, 9223372036854775808), (4, -0.4), (5, 2e19)",
+    ], [
+        "SELECT CAST(1e300 AS SIGNED)",
+        "SELECT CAST(-1e300 AS SIGNED), CAST(1e300 AS UNSIGNED), CAST(-1e300 AS UNSIGNED)",
+        "SELECT CAST(1e19 AS SIGNED), CAST(1e19 AS UNSIGNED), CAST(2e19 AS UNSIGNED), CAST(-1e19 AS SIGNED)",
+        "SELECT CAST(9.3e18 AS SIGNED), CONVERT(1e300, SIGNED)",
+        "SELECT CAST(f AS SIGNED), CAST(f AS UNSIGNED) FROM t ORDER BY id",
+    ])
+    assert theirs[0][1] == (1, ((9223372036854775807,),), None, 1, (
+        ("Note", 1916, "Got overflow when converting '1e300' to SIGNED BIGINT. Value truncated"),))
+
+
 def test_update_names_the_row_its_scan_read(servers):
     theirs = compared(servers, "scan", [
         "CREATE TABLE scan.t (id INT PRIMARY KEY, n INT, tn TINYINT, k INT, KEY (k))",
@@ -236,23 +347,29 @@ def test_cast_of_bigint_least_value_as_unsigned(servers):
 
 
 def test_cast_past_bigint_s_range(servers):
-    """A DECIMAL past the target's range clipped with warning 1916; a string's integer past
-    BIGINT's least value or BIGINT UNSIGNED's greatest clipped with warning 1292 (no note 1105).
-    (A number literal past BIGINT UNSIGNED, `CAST(18446744073709551616 AS SIGNED)`, is kept as
-    its digits and read as the quoted string of them is: not compared here.)"""
+    """A DECIMAL past the target's range clipped with warning 1916 (a number literal past BIGINT
+    UNSIGNED is one, where a quoted string of its digits is a string); a string's integer past
+    BIGINT's least value or BIGINT UNSIGNED's greatest clipped with warning 1292 (no note 1105)."""
     theirs = compared(servers, "past", [
         "CREATE TABLE past.t (id INT PRIMARY KEY, s VARCHAR(30), d DECIMAL(30,1))",
         "INSERT INTO past.t VALUES (1, '-9223372036854775809', -9223372036854775809.4),"
         " (2, ' -99999999999999999999', 99999999999999999999.5), (3, '-1', -0.4)",
     ], [
+        "SELECT CAST(18446744073709551616 AS UNSIGNED)",
+        "SELECT CAST(18446744073709551616 AS SIGNED), CAST(99999999999999999999 AS UNSIGNED)",
         "SELECT CAST('99999999999999999999' AS SIGNED), CAST('99999999999999999999' AS UNSIGNED)",
+        "SELECT CAST((18446744073709551616) AS SIGNED), CONVERT(18446744073709551616, UNSIGNED)",
+        "SELECT CAST(18446744073709551615 AS SIGNED), CAST('18446744073709551616' AS SIGNED)",
+        "SELECT HEX(18446744073709551615), HEX('18446744073709551615'), -'18446744073709551616'",
         "SELECT CAST(-9223372036854775809 AS SIGNED)",
         "SELECT CAST('-9223372036854775809' AS UNSIGNED)",
         "SELECT CAST('-18446744073709551616' AS UNSIGNED), CAST('-9223372036854775809' AS SIGNED)",
         "SELECT CAST('-9223372036854775809x' AS UNSIGNED)",
         "SELECT CAST(s AS UNSIGNED), CAST(s AS SIGNED), CAST(d AS UNSIGNED), CAST(d AS SIGNED) FROM t ORDER BY id",
     ])
-    assert theirs[2][1][4] == (("Warning", 1292, "Truncated incorrect INTEGER value: '-9223372036854775809'"),)
+    assert theirs[0][1] == (1, ((18446744073709551615,),), None, 1, (
+        ("Warning", 1916, "Got overflow when converting '18446744073709551616' to UNSIGNED INT. Value truncated"),))
+    assert theirs[7][1][4] == (("Warning", 1292, "Truncated incorrect INTEGER value: '-9223372036854775809'"),)
     assert 1916 in [code for _, code, _ in theirs[-1][1][4]]
 
 

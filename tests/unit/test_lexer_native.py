@@ -111,6 +111,17 @@ def test_a_number_with_a_point_past_a_doubles_digits_is_exact_on_both_paths():
         assert values == want and list(map(type, values)) == list(map(type, want))
 
 
+def test_a_number_past_bigint_is_its_digits_marked_as_a_number_on_both_paths():
+    # MariaDB's BIGINT UNSIGNED literal (and past it its DECIMAL one) is kept as its digits, a
+    # `Digits`: a str still (SQLite binds it as its text) that CAST reads as a number, where a
+    # quoted string of the same digits is a plain str, read as a string
+    sql = "select 18446744073709551616, '18446744073709551616', 9223372036854775807, 9223372036854775808, -99999999999999999999"
+    want = [(lexer.Digits, "18446744073709551616"), (str, "18446744073709551616"), (int, (1 << 63) - 1),
+            (lexer.Digits, "9223372036854775808"), (lexer.Digits, "99999999999999999999")]
+    for found in (_extract_py(sql), extract(sql)):
+        assert typed(found)[1] == want
+
+
 def test_a_range_of_numbers_is_two_numbers_on_both_paths():
     # a FOR loop's `1..3`: a point before another is no number's (MariaDB's lexer's DOT_DOT)
     for found in (extract("for i in 1..3 do"), _extract_py("for i in 1..3 do"), _extract_py("for i in n..5 do")):
