@@ -23,11 +23,14 @@ transaction on the loop too, on a reader of the loop's own (`Reader.loop_begun`:
 like the loop's reader; kept apart from the reader threads' so that none of theirs ever runs
 without one), which the snapshot then pins; when that first read cannot run on the loop (busy,
 over its budget, a file to attach) nothing is pinned and it runs on a reader thread, which takes
-the view then (either way the view is the first read's). Not while a query of the snapshot
-still runs on a reader thread (`Snapshot.running`: a cancelled one), nor when the connection's
-files differ from the engine's databases (attaching is the reader threads' work). A snapshot's
-end (`end_snapshot`: the COMMIT of a read transaction, which waits for nothing) runs on the
-loop, but while such a query runs (then on a reader thread)."""
+the view then (either way the view is the first read's). That view is of every database the
+reader holds, taken before the first read (`view_sql`): SQLite would take each file's at the
+transaction's first read of that file, where InnoDB's read view covers every table from the
+transaction's first read. Not while a query of the snapshot still runs on a reader thread
+(`Snapshot.running`: a cancelled one), nor when the connection's files differ from the engine's
+databases (attaching is the reader threads' work). A snapshot's end (`end_snapshot`: the COMMIT
+of a read transaction, which waits for nothing) runs on the loop, but while such a query runs
+(then on a reader thread)."""
 
 from __future__ import annotations
 
@@ -110,7 +113,8 @@ class Reader:
 
 class Snapshot:
     """A session's read view inside a transaction (REPEATABLE READ): a pinned reader connection
-    whose SQLite read transaction starts at the first SELECT and ends with the transaction."""
+    whose SQLite read transaction starts at the first SELECT (its view of every file the reader
+    holds: `view_sql`) and ends with the transaction."""
 
     reader: Reader | None = None
     running: bool = False  # a query of it runs on a reader thread (set and cleared there)
@@ -137,6 +141,12 @@ def _current(attached: dict[str, Path], schemas: dict[str, Path]) -> bool:
     engine holds now: a database dropped and created again has a new one under the same name
     and path, whose old file the reader must not read on."""
     return len(attached) == len(schemas) and all(schemas.get(name) is path for name, path in attached.items())
+
+
+def view_sql(files) -> str:
+    """One read of each of `files`' schema (attached names, "main" the engine's own): run first in
+    a read transaction, it takes the transaction's view of every one of them at once."""
+    return "SELECT " + " + ".join(f"(SELECT count(*) FROM {quote_ident(f)}.sqlite_master)" for f in files)
 
 
 class ReaderPool:
@@ -243,16 +253,20 @@ class ReaderPool:
                 snapshot.reader = self.checkout()
             reader = snapshot.reader
             self.sync_attached(reader)
-            if not reader.conn.in_transaction:
-                reader.conn.execute("BEGIN")  # the snapshot is taken by the first read
+            begin = not reader.conn.in_transaction
         else:
             reader = self.checkout()
+            begin = False
         reader.state.fx = rand
         if rand is not None:
             rand.running_on(reader.conn)
         if snapshot is not None:
             snapshot.running = True
         try:
+            if begin:  # the snapshot is taken by the first read, of every database the reader holds
+                reader.conn.execute("BEGIN")
+                if len(reader.attached) > 1:
+                    reader.conn.execute(view_sql(reader.attached)).fetchall()
             if rand is not None and rand.interrupted.is_set():
                 raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
             while True:
@@ -327,7 +341,10 @@ class ReaderPool:
             return None
         reader.conn.execute("BEGIN")
         snapshot.reader = reader
-        answer = self._run_on_loop(reader, sql, args, rand, database, True, names)
+        answer = None
+        if len(reader.attached) < 2 or self._run_on_loop(reader, view_sql(reader.attached), (), None, database,
+                                                         True, False) is not None:
+            answer = self._run_on_loop(reader, sql, args, rand, database, True, names)
         if answer is None:  # (not run: busy, over the budget, a file to attach)
             snapshot.reader = None
             self.end_snapshot(reader)

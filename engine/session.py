@@ -40,7 +40,7 @@ from engine import (
 from engine.admin import AsSelect, Logged, checksum_answer, run_admin
 from engine.catalog import SERVER_COLLATION, Table, TokenCursor, View, mysql_literal, sql_literal
 from engine.checksum import ChecksumTables
-from engine.connections import ATTACH_LIMIT, Snapshot
+from engine.connections import ATTACH_LIMIT, Snapshot, view_sql
 from engine.ddl import VIEW_NAME_ERRORS, DdlAction, DdlParser, account_text
 from engine.errors import in_clause, parsing, with_literal_texts
 from engine.exprtypes import SelectTypes
@@ -279,9 +279,11 @@ class Session:
         # a BEGIN's or COMMIT's text -> its plan's (kind, sql), as `_kind` and `commit_now` read
         # them (`_transaction_plan`: a client repeats these few texts)
         self._transaction_plans: dict[str, tuple[str, str]] = {}
-        # READ COMMITTED (default: every SELECT sees the newest group-committed data) or
-        # REPEATABLE READ (InnoDB's default: a transaction reads one snapshot); the shell maps
-        # SET [SESSION] TRANSACTION ISOLATION LEVEL / tx_isolation onto it
+        # READ COMMITTED (every SELECT sees the newest group-committed data) or REPEATABLE READ
+        # (a transaction reads one snapshot); the shell sets a client's from transaction_isolation
+        # (REPEATABLE READ by default, InnoDB's) and SET TRANSACTION ISOLATION LEVEL. Left READ
+        # COMMITTED here: a session that holds the writer lock throughout (the applier's, a
+        # repair's) reads through the writer, which no level changes
         self.isolation = READ_COMMITTED
         # completion_type (set by the shell): what a COMMIT / ROLLBACK that does not say is
         # followed by, 0 nothing (NO_CHAIN), 1 the next transaction (CHAIN), 2 a disconnect (RELEASE)
@@ -679,8 +681,7 @@ class Session:
         if len(engine.schemas) > ATTACH_LIMIT:
             files = ["main", *([self._database] if self._database else [])]
             self._snapshot.fixed = set(files[1:])
-        sql = "SELECT " + " + ".join(f"(SELECT count(*) FROM {quote_ident(f)}.sqlite_master)" for f in files)
-        await engine._on_reader(engine._pool.query, sql, [], None, self._database, self._snapshot)
+        await engine._on_reader(engine._pool.query, view_sql(files), [], None, self._database, self._snapshot)
 
     def _now(self, context: StatementContext | None) -> int:
         """The statement's time (NOW() and friends, the binlog's timestamp): a replayed
