@@ -25,7 +25,7 @@ from tests.support.mariadb import mariadb_available
 from tests.support.mariadb_compare import (
     answer_differences,
     assert_same_rows,
-    mariadb_and_ours,
+    each_askers_answers,
     ok_answer,
     reference_ours_and_replicas,
 )
@@ -198,10 +198,5 @@ def _new_sessions(port: int) -> list[str]:
 
 
 def test_a_new_reset_or_changed_session_takes_the_global_level(tmp_path):
-    with mariadb_and_ours(tmp_path) as (reference, ours):
-        answers = []
-        for server in (reference, ours):
-            for sql in SETUP:
-                server.query(sql)
-            answers.append(_new_sessions(server.port))
-        assert answers[1] == answers[0]
+    [(theirs, mine)] = each_askers_answers(tmp_path, SETUP, _new_sessions)
+    assert mine == theirs
