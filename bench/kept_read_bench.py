@@ -4,6 +4,7 @@ oltp_point_select once its read is kept (server/prepared.py `KeptRead`).
     python bench/kept_read_bench.py [--reads 20000] [--rounds 5] [--tree A --tree B]
     python bench/kept_read_bench.py --instructions --tree A --tree B [--small 2000] [--large 12000]
     python bench/kept_read_bench.py --profile tottime   (this tree, the reads under cProfile)
+    ... [--isolation REPEATABLE-READ]   (the session's transaction_isolation; the server's default else)
 
 The server shell (tests/support/server_shell.py: the real engine, a NullRole) with sbtest1 of
 1,000 rows; a PyMySQL connection prepares `SELECT c FROM sbtest1 WHERE id=?` and executes it
@@ -69,7 +70,7 @@ def _packet(payload: bytes) -> bytes:
     return len(payload).to_bytes(3, "little") + b"\x00" + payload
 
 
-def measure(reads: int, profile: str | None = None) -> float:
+def measure(reads: int, profile: str | None = None, isolation: str | None = None) -> float:
     """The loop thread's CPU per kept read, in µs; with `profile` (a pstats sort key) the reads
     run under cProfile, whose table is printed (and the time is cProfile's too)."""
     sys.path.insert(0, str(Path.cwd()))
@@ -79,14 +80,16 @@ def measure(reads: int, profile: str | None = None) -> float:
         shell = ShellServer(Path(tmp))
         shell._loop.start(shell._start, _SLOW)  # (`start` with room: under callgrind it takes minutes)
         try:
-            return _reads(shell, reads, profile)
+            return _reads(shell, reads, profile, isolation)
         finally:
             shell.stop()
 
 
-def _reads(shell: Any, reads: int, profile: str | None) -> float:
+def _reads(shell: Any, reads: int, profile: str | None, isolation: str | None) -> float:
     """`measure`'s reads on the started `shell`."""
     with shell.connect(autocommit=True) as conn, conn.cursor() as cur:
+        if isolation is not None:
+            cur.execute("SET SESSION transaction_isolation = %s", (isolation,))
         cur.execute("CREATE DATABASE sbtest")
         cur.execute("USE sbtest")
         cur.execute("CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
@@ -143,18 +146,21 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=2000)
     parser.add_argument("--large", type=int, default=12000)
     parser.add_argument("--profile", metavar="SORT", help="one run of this tree under cProfile (e.g. tottime)")
+    parser.add_argument("--isolation", choices=["READ-COMMITTED", "REPEATABLE-READ"],
+                        help="the reading session's transaction_isolation")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a run, as JSON
     parser.add_argument("--transactions", type=int, help=argparse.SUPPRESS)  # (run_trees_counted's name)
     args = parser.parse_args()
     if args.one or args.profile:
-        print(json.dumps(measure(args.transactions or args.reads, args.profile)))
+        print(json.dumps(measure(args.transactions or args.reads, args.profile, args.isolation)))
         return
+    options = ["--isolation", args.isolation] if args.isolation else []
     script = str(Path(__file__).resolve())
     trees = [str(Path(t).resolve()) for t in args.tree] or [str(Path(__file__).resolve().parents[1])]
     if args.instructions:
-        run_trees_counted(script, [], trees, args.small, args.large)
+        run_trees_counted(script, options, trees, args.small, args.large)
     else:
-        run_trees(script, ["--reads", str(args.reads)], trees, args.rounds)
+        run_trees(script, ["--reads", str(args.reads), *options], trees, args.rounds)
 
 
 if __name__ == "__main__":

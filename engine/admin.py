@@ -289,6 +289,32 @@ def _table_named(session: Session, schema: str, name: str):
     return table
 
 
+def _temporary_index(table, where: str, params: list[object]) -> AsSelect:
+    """SHOW INDEX of the session's temporary table, which information_schema.STATISTICS does not
+    list (nor does MariaDB's): `_INDEX`'s columns over its rows given as literals, named as the
+    session wrote the table."""
+    shown = temporary.shown_name(table.name)
+    rows = [(shown, 0 if index.unique else 1, "PRIMARY" if index.primary else index.name, seq, name, "A",
+             None, None, "YES" if (col := table.column(name)) is not None and col.nullable else "",
+             "BTREE", "", "", "NO")
+            for index in table.indexes for seq, name in enumerate(index.columns, 1)]
+    names = _INDEX[len("SELECT "):_INDEX.index(" FROM ")].split(", ")
+    # (Cardinality: the table's rows, as information_schema.STATISTICS counts a base table's)
+    counted = f"(SELECT COUNT(*) FROM {mysql_ident(table.schema)}.{mysql_ident(table.name)})"
+    items = [counted if name == "`Cardinality`" else "?" for name in names]
+    first = ", ".join(f"{item} AS {name}" for item, name in zip(items, names, strict=True))
+    more = ", ".join(items)
+    selects = [f"SELECT {first}", *[f"SELECT {more}"] * (len(rows) - 1)]
+    literals = [v for row in rows for v in row]
+    if not rows:  # (no index: no row, the columns still named)
+        literals = [*[None] * (len(names) - 1), 0, 1]
+        where = " WHERE ? = ?" + where
+    else:
+        where = " WHERE" + where[len(" AND"):] if where else ""
+    shape = f"SELECT {', '.join(names)} FROM ({' UNION ALL '.join(selects)}) AS `__index`{where}"
+    return AsSelect(shape, [*literals, *params])
+
+
 @dataclass(frozen=True)
 class AsSelect:
     """A SHOW answered as the SELECT over information_schema it stands for: the SELECT's shape
@@ -501,6 +527,8 @@ def run_admin(session: Session, cur: TokenCursor, shape: str) -> Result | AsSele
         where = ""
         if cur.accept("WHERE"):
             where = f" AND ({shape[cur.peek().start:]})" if not cur.at_end() else ""
+        if temporary.is_temporary(table.name):
+            return _temporary_index(table, where, cur.params)
         return AsSelect(_INDEX + f" WHERE `__schema` = ? AND `__table` = ?{where}",
                         [table.schema, table.name, *cur.params])
     if cur.accept("TABLE"):

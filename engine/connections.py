@@ -11,7 +11,9 @@ what a query reports missing by the rules in `engine.core`'s header (a snapshot 
 The loop's reader (`ReaderPool.query_on_loop`): one more reader connection, used by the event
 loop thread only, for a plain read outside a snapshot (`engine.core`'s header, "Threads"). It
 must never hold the loop long, so it runs with no busy wait (`busy_timeout=0`) and a step budget
-(a progress handler stops the query after LOOP_READ_STEPS virtual machine steps); a query that
+(a progress handler stops the query after LOOP_READ_STEPS virtual machine steps, counted from
+each query's start; set on a connection at the loop's first query on it and left there until a
+reader thread runs a query on it, which takes it off: `Reader.budgeted`); a query that
 runs out of steps, finds the database busy, or needs a file attached gives up with no result
 (`None`): the caller runs it on a reader thread, from the start. Such a query has no side
 effect (`engine.core` lets only reads calling no function that waits or changes state here),
@@ -28,9 +30,22 @@ reader holds, taken before the first read (`view_sql`): SQLite would take each f
 transaction's first read of that file, where InnoDB's read view covers every table from the
 transaction's first read. Not while a query of the snapshot still runs on a reader thread
 (`Snapshot.running`: a cancelled one), nor when the connection's files differ from the engine's
-databases (attaching is the reader threads' work). A snapshot's end (`end_snapshot`: the COMMIT
-of a read transaction, which waits for nothing) runs on the loop, but while such a query runs
-(then on a reader thread)."""
+databases (attaching is the reader threads' work; looked at again only when the engine's map of
+databases or the connection's files change: `Reader.matched`). A snapshot's end (`end_snapshot`:
+the COMMIT of a read transaction, which waits for nothing) runs on the loop, but while such a
+query runs (then on a reader thread).
+
+The files are the process's alone (`connect`): every connection opens them through SQLite's
+"unix-excl" VFS (an ATTACH takes its connection's VFS), which takes an exclusive lock on a file
+at the first use of it in the process and keeps it while any connection of the process holds
+the file, and keeps the file's WAL-index in the process's memory instead of a `-shm` file: the
+WAL-index locks the connections take (the writer's write lock, every read transaction's read
+mark) are then taken in memory, with no system call, and after a crash the first connection
+rebuilds the WAL-index from the WAL as it did from a `-shm` file. Another process (a second
+server on the datadir, a tool opening a file) finds the file locked (SQLITE_BUSY, "database is
+locked"); the engine's open says so for its datadir (`claim`, `DatadirInUse`). Every connection
+of the process to these files must use that VFS: one through another would release the
+process's lock when it lets go of its own."""
 
 from __future__ import annotations
 
@@ -68,6 +83,7 @@ LOOP_READ_CHECK = 1000
 LOOP_READ_STEPS = 20_000
 PAGE_CACHE_BYTES = 32 << 20  # each connection's page cache (what innodb_buffer_pool_size reports)
 PAGE_SIZE = 4096  # SQLite's default page size, which the engine's files keep (innodb_page_size)
+VFS = "unix-excl"  # the files are the process's alone (the module's header)
 
 # A literal number with more digits than a double holds is a Decimal (`lexer.decode_number`); where
 # the translation binds it as SQLite's own number (not as its exact text: `engine.exact`,
@@ -75,11 +91,38 @@ PAGE_SIZE = 4096  # SQLite's default page size, which the engine's files keep (i
 sqlite3.register_adapter(Decimal, float)
 
 
+class DatadirInUse(Exception):
+    """Another process holds the engine's files (a second server on the datadir)."""
+
+
+def connect(path: Path, **options) -> sqlite3.Connection:
+    """A bare connection to an engine file, through VFS (the module's header)."""
+    return sqlite3.connect(f"{path.absolute().as_uri()}?vfs={VFS}", uri=True, **options)
+
+
+def claim(conn: sqlite3.Connection, datadir: Path) -> None:
+    """Take the process's lock on `conn`'s file (its first read, with no busy wait): another
+    process that holds it makes the engine's open fail with `DatadirInUse` (`conn` closed)."""
+    try:
+        conn.execute("PRAGMA schema_version")
+    except sqlite3.OperationalError as exc:
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_BUSY:
+            raise
+        conn.close()
+        raise DatadirInUse(
+            f"the engine's files in {datadir} are locked by another process: is another server "
+            f"running on this datadir? ({exc})") from None
+
+
 def open_connection(path: Path, state: functions.ConnectionState, synchronous: str = "FULL",
-                    counter: infoschema.Counter = infoschema.no_counter) -> sqlite3.Connection:
+                    counter: infoschema.Counter = infoschema.no_counter,
+                    datadir: Path | None = None) -> sqlite3.Connection:
     """A connection to the engine's files with its functions; `counter` the engine's
-    AUTO_INCREMENT counters (`infoschema.register`)."""
-    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, cached_statements=512)
+    AUTO_INCREMENT counters (`infoschema.register`). With `datadir` (the writer's, at the
+    engine's open) it first `claim`s the file."""
+    conn = connect(path, isolation_level=None, check_same_thread=False, cached_statements=512, timeout=0)
+    if datadir is not None:
+        claim(conn, datadir)
     conn.execute("PRAGMA busy_timeout=10000")
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={synchronous}")
@@ -105,7 +148,14 @@ class Reader:
         self.state = functions.ConnectionState()
         self.conn = open_connection(path, self.state, counter=counter)
         self.attached: dict[str, Path] = {}
-        self.loop_cursor: sqlite3.Cursor | None = None  # its queries run on the event loop (`_run_on_loop`)
+        self.loop_cursor: sqlite3.Cursor | None = None  # its queries run on the event loop (`query_on_loop`)
+        # the engine's map of databases it was last found to hold exactly (`_current`): the engine
+        # replaces the map on any change, and `sync_attached` / `attach_missing` forget it when
+        # they change `attached`, so the same object needs no new look
+        self.matched: dict[str, Path] | None = None
+        # the step budget's progress handler is set on its connection (`query_on_loop`): set on
+        # the loop once, until a reader thread runs a query on it (`_off_loop`)
+        self.budgeted = False
         # one of the readers whose snapshot the loop begins (`ReaderPool._begin_on_loop`): no
         # busy wait, back to their own free list
         self.loop_begun = False
@@ -165,10 +215,7 @@ class ReaderPool:
         self._free_loop_begun: list[Reader] = []  # the loop's readers for a snapshot's first read
         self._free_lock = threading.Lock()
         self._loop_reader: Reader | None = None
-        # the map of databases the loop reader was last found to hold exactly (`_current`): the
-        # engine replaces the map on any change, so the same object needs no new look
-        self._loop_schemas: dict[str, Path] | None = None
-        self._loop_steps = 0  # progress handler calls of the loop reader's running query
+        self._loop_steps = 0  # progress handler calls of the query running on the loop (`query_on_loop`)
         self._closed = False
 
     @property
@@ -215,11 +262,13 @@ class ReaderPool:
                 if schemas.get(name) is not reader.attached[name]:
                     reader.conn.execute("DETACH DATABASE " + quote_ident(name))
                     del reader.attached[name]
+                    reader.matched = None
         if len(schemas) <= ATTACH_LIMIT:
             for name, path in schemas.items():
                 if name not in reader.attached and len(reader.attached) < ATTACH_LIMIT:
                     reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
                     reader.attached[name] = path
+                    reader.matched = None
 
     def attach_missing(self, reader: Reader, exc: sqlite3.Error, snapshot: Snapshot | None) -> bool:
         """Attach the file of the database a query failed to find (False: not such a failure),
@@ -240,11 +289,13 @@ class ReaderPool:
             except sqlite3.OperationalError:
                 continue  # read by the open transaction
             del reader.attached[old]
+            reader.matched = None
         if len(reader.attached) >= ATTACH_LIMIT:
             raise SQLError(ER_TOO_MANY_DATABASES, ATTACH_LIMIT, "read by one transaction")
         path = self.schemas[name]
         reader.conn.execute("ATTACH DATABASE ? AS " + quote_ident(name), (str(path),))
         reader.attached[name] = path
+        reader.matched = None
         return True
 
     def query(self, sql: str, args, rand, database, snapshot: Snapshot | None = None):
@@ -257,6 +308,8 @@ class ReaderPool:
         else:
             reader = self.checkout()
             begin = False
+        if reader.budgeted:
+            self._off_loop(reader)
         reader.state.fx = rand
         if rand is not None:
             rand.running_on(reader.conn)
@@ -294,32 +347,64 @@ class ReaderPool:
         connection once its read transaction has begun (the module's header). The names (None
         unless `names`) and rows, or None when the query did not run or was stopped (its step
         budget, a busy database, a file to attach) and must run on a reader thread (which
-        answers 1053 once the pool is closed)."""
+        answers 1053 once the pool is closed). The query runs with the step budget (counted
+        from its start; the progress handler stays on the connection until a reader thread
+        runs a query on it: `_off_loop`), through the reader's loop cursor (a cursor object per
+        query costs more than the point read it runs)."""
         if self._closed:
             return None
-        if snapshot is not None:
+        if snapshot is None:
+            reader = self._loop_reader
+            if reader is None:
+                reader = self._loop_reader = Reader(self._main_file, self._counter)
+                reader.conn.execute("PRAGMA busy_timeout=0")
+            schemas = self._schemas()
+            if schemas is not reader.matched and not self._matches(reader, schemas, True):
+                return None
+        else:
             reader = snapshot.reader
             if reader is None:
                 return self._begin_on_loop(snapshot, sql, args, rand, database, names)
-            if snapshot.running or not reader.conn.in_transaction or not _current(reader.attached, self.schemas):
+            if snapshot.running or not reader.conn.in_transaction:
                 return None
-            return self._run_on_loop(reader, sql, args, rand, database, True, names)
-        reader = self._loop_reader
-        if reader is None:
-            reader = self._loop_reader = Reader(self._main_file, self._counter)
-            self._loop_schemas = None  # (it holds none yet)
-            reader.conn.execute("PRAGMA busy_timeout=0")
+            schemas = self._schemas()
+            if schemas is not reader.matched and not self._matches(reader, schemas, False):
+                return None  # (attaching in a read transaction is the reader threads' work)
+        if rand is not None and rand.kill_pending:
+            raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
+        reader.state.fx = rand
+        self._loop_steps = 0
+        if not reader.budgeted:
             reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
-        schemas = self._schemas()
-        if schemas is not self._loop_schemas:
+            reader.budgeted = True
+        cur = reader.loop_cursor
+        if cur is None:
+            cur = reader.loop_cursor = reader.conn.cursor()
+        try:
+            rows = cur.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as exc:
+            if self._loop_steps > LOOP_READ_STEPS // LOOP_READ_CHECK or _busy_or_missing(exc):
+                return None
+            raise map_sqlite_error(exc, database) from None
+        except SQLITE_INPUT_ERRORS as exc:
+            raise map_sqlite_error(exc, database) from None
+        finally:
+            reader.state.fx = None
+        return [d[0] for d in cur.description or ()] if names else None, rows
+
+    def _matches(self, reader: Reader, schemas: dict[str, Path], attach: bool) -> bool:
+        """Whether `reader` holds exactly the databases of `schemas` (`_current`), kept as its
+        `matched`; `attach`: outside a read transaction, made to hold them first (`sync_attached`)
+        while there are at most ATTACH_LIMIT (beyond, attaching on demand is the reader threads'
+        work)."""
+        if not _current(reader.attached, schemas):
+            if not attach or len(schemas) > ATTACH_LIMIT:
+                return False
+            self.sync_attached(reader)
             if not _current(reader.attached, schemas):
-                if len(schemas) > ATTACH_LIMIT:
-                    return None  # attaching on demand is the reader threads' work
-                self.sync_attached(reader)
-                if not _current(reader.attached, schemas):
-                    return None
-            self._loop_schemas = schemas  # (nothing but `sync_attached` here changes its files)
-        return self._run_on_loop(reader, sql, args, rand, database, False, names)
+                return False
+        reader.matched = schemas
+        return True
 
     def _begin_on_loop(self, snapshot: Snapshot, sql: str, args, rand, database, names: bool):
         """`query_on_loop` of a snapshot's first read: its read transaction begun on a reader of
@@ -335,51 +420,30 @@ class ReaderPool:
             reader = Reader(self._main_file, self._counter)
             reader.conn.execute("PRAGMA busy_timeout=0")  # (the loop never waits for a lock)
             reader.loop_begun = True
-        self.sync_attached(reader)
-        if not _current(reader.attached, schemas):
+        if schemas is not reader.matched and not self._matches(reader, schemas, True):
             self.checkin(reader)
             return None
         reader.conn.execute("BEGIN")
         snapshot.reader = reader
-        answer = None
-        if len(reader.attached) < 2 or self._run_on_loop(reader, view_sql(reader.attached), (), None, database,
-                                                         True, False) is not None:
-            answer = self._run_on_loop(reader, sql, args, rand, database, True, names)
+        answer = None  # (the queries now run in its transaction: the view of every file first)
+        if len(reader.attached) < 2 or self.query_on_loop(view_sql(reader.attached), (), None, database, snapshot,
+                                                          False) is not None:
+            answer = self.query_on_loop(sql, args, rand, database, snapshot, names)
         if answer is None:  # (not run: busy, over the budget, a file to attach)
             snapshot.reader = None
             self.end_snapshot(reader)
         return answer
 
-    def _run_on_loop(self, reader: Reader, sql: str, args, rand, database, budget: bool, names: bool):
-        """Run the query on the loop with the step budget (`budget`: the progress handler is set
-        for this query only, on a connection reader threads use too), through the reader's
-        loop cursor (a cursor object per query costs more than the point read it runs)."""
-        if rand is not None and rand.interrupted.is_set():
-            raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
-        reader.state.fx = rand
-        self._loop_steps = 0
-        if budget:
-            reader.conn.set_progress_handler(self._loop_step, LOOP_READ_CHECK)
-        cur = reader.loop_cursor
-        if cur is None:
-            cur = reader.loop_cursor = reader.conn.cursor()
-        try:
-            rows = cur.execute(sql, args).fetchall()
-        except sqlite3.OperationalError as exc:
-            if self._loop_steps > LOOP_READ_STEPS // LOOP_READ_CHECK or _busy_or_missing(exc):
-                return None
-            raise map_sqlite_error(exc, database) from None
-        except SQLITE_INPUT_ERRORS as exc:
-            raise map_sqlite_error(exc, database) from None
-        finally:
-            reader.state.fx = None
-            if budget:
-                reader.conn.set_progress_handler(None, 0)
-        return [d[0] for d in cur.description or ()] if names else None, rows
-
     def _loop_step(self) -> int:
         self._loop_steps += 1
         return self._loop_steps > LOOP_READ_STEPS // LOOP_READ_CHECK
+
+    def _off_loop(self, reader: Reader) -> None:
+        """A reader a reader thread runs a query on (a snapshot's, or one of the pool that a
+        snapshot read on the loop with): without the loop's step budget, which would stop a
+        long read there (the loop sets it again at its next query on it)."""
+        reader.conn.set_progress_handler(None, 0)
+        reader.budgeted = False
 
     def end_snapshot(self, reader: Reader) -> None:
         """End a snapshot's read transaction (on the loop, or on a reader thread while a query of
@@ -407,6 +471,8 @@ class ReaderPool:
             return sqlite3.SQLITE_OK
 
         reader = self.checkout()
+        if reader.budgeted:
+            self._off_loop(reader)
         reader.conn.set_authorizer(authorize)
         try:
             reader.conn.execute("EXPLAIN " + plan.sql, args).fetchall()

@@ -3,7 +3,8 @@
 Files. `datadir/__engine__.sqlite` (the writer's main database: the meta of commits that touched
 no schema) and one `datadir/<schema>.sqlite` per MySQL database, ATTACHed under the schema's name,
 so `db.table` resolves natively. Every file is in WAL mode with synchronous=FULL (or NORMAL, see
-`Engine.open`).
+`Engine.open`). The files are the process's alone (`engine.connections`' header: SQLite's
+unix-excl VFS): an open on a datadir whose files another process holds fails (`DatadirInUse`).
 
 Any number of databases (the design, and why). SQLite holds at most ATTACH_LIMIT (10) files on
 one connection, so each connection attaches files on demand and detaches the least recently used
@@ -175,7 +176,7 @@ from engine import (
 )
 from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
 from engine.concurrency import Handover, Settle, ThreadLane, WriterLock
-from engine.connections import ATTACH_LIMIT, ReaderPool, open_connection
+from engine.connections import ATTACH_LIMIT, DatadirInUse, ReaderPool, connect, open_connection
 from engine.ddl import VIEW_NAME_ERRORS, CopyStore, DdlAction, missing_routine
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error, parsing
 from engine.exact import plan_kind
@@ -249,7 +250,7 @@ _REPLACE_SELECT = re.compile(r'(?P<head>REPLACE INTO "[^"]*"\."[^"]*")(?: \((?P<
 _IDENT = r'(?:"(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*)'
 # an INSERT's translation up to its VALUES / SELECT (`_values_apart`, `_select_apart`)
 _INSERT_HEAD = re.compile(
-    r'(?P<head>INSERT (?:OR IGNORE )?INTO "(?:[^"]|"")*"\."(?:[^"]|"")*" \((?P<columns>(?:[^()"]|"(?:[^"]|"")*")*)\)) '
+    r'(?P<head>INSERT (?:OR IGNORE )?INTO "(?:[^"]|"")*"\."(?:[^"]|"")*"(?: AS "(?:[^"]|"")*")? \((?P<columns>(?:[^()"]|"(?:[^"]|"")*")*)\)) '
     r'(?P<rest>.*)\Z', re.S)
 _UPSERT_AFTER_SELECT = " WHERE true ON CONFLICT DO UPDATE SET "  # (Translator: INSERT ... SELECT ... ON DUPLICATE)
 _NUMBERED = "SELECT *, ? + row_number() OVER () - 1 FROM "  # (Translator: INSERT ... SELECT numbering ids)
@@ -359,6 +360,10 @@ class Engine:
         # the redo record of a group that writes several files
         self._txn_log: list[list] = []
         self._group_log: list[list] = []
+        # (schema, stored name) of the temporary tables the current logical transaction made or
+        # dropped (`_w_ddl_kept`), and where each of its savepoints stood in that list
+        self._txn_temporary: list[tuple[str, str]] = []
+        self._temporary_marks: dict[str, int] = {}
         self._torn: tuple[list[str], list[list], dict[str, str]] | None = None
         self._sync_pending: set[str] = set()
         # files holding commits not fsynced yet (synchronous NORMAL, `durable=False`): either
@@ -387,7 +392,11 @@ class Engine:
             raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
         engine = cls(Path(datadir), readers, synchronous)
         engine.datadir.mkdir(parents=True, exist_ok=True)
-        await engine._on_writer(engine._w_open)
+        try:
+            await engine._on_writer(engine._w_open)
+        except DatadirInUse:
+            await engine.close()  # (its threads; nothing of the datadir was touched)
+            raise
         if engine._torn is not None:
             await engine._repair()  # (its statements may use the left temporary tables: kept till then)
         if not keep_left_temporary:
@@ -417,7 +426,8 @@ class Engine:
         return self._readers.call(fn, *args)
 
     def _w_open(self) -> None:
-        self._wconn_ = open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous, self.auto_counter)
+        self._wconn_ = open_connection(self.datadir / MAIN_FILE, self._wstate, self.synchronous, self.auto_counter,
+                                       datadir=self.datadir)
         # checkpoints are the writer thread's, every CHECKPOINT_GROUPS groups (`_w_checkpoint`),
         # never in a commit the loop runs
         self._wconn_.execute("PRAGMA wal_autocheckpoint=0")
@@ -490,7 +500,7 @@ class Engine:
             raise SQLError(ER_TOO_MANY_DATABASES, ATTACH_LIMIT, "written by one group commit")
         if not path.exists():
             # create the file in WAL mode outside the writer's transaction
-            conn = sqlite3.connect(str(path), isolation_level=None)
+            conn = connect(path, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"CREATE TABLE IF NOT EXISTS {META_TABLE} (k TEXT PRIMARY KEY, v TEXT)")
             conn.execute(f"CREATE TABLE IF NOT EXISTS {CATALOG_TABLE} (name TEXT PRIMARY KEY, def TEXT)")
@@ -1052,6 +1062,7 @@ class Engine:
         self._touched = set()
         self._txn_log = []
         self._group_log = []
+        self._txn_temporary, self._temporary_marks = [], {}
         # the catalog may describe rolled-back DDL: reload it from the files
         for name, path in list(self._pending_drops):
             self.schemas = {**self.schemas, name: path}
@@ -1292,11 +1303,15 @@ class Engine:
             assert conn is not None, "engine not open"
             if not commit:
                 conn.execute("ROLLBACK TO txn")
+                if self._txn_temporary:
+                    self._w_keep_temporary()
                 self._w_fk_after_rollback()
                 self._auto_in_rows = False  # (ids its rows took are gone with them)
             if release or not commit:
                 conn.execute("RELEASE txn")
             self._sp_open = False
+        self._txn_temporary = []
+        self._temporary_marks = {}
 
     def _w_savepoint(self, kind: str, name: str, log: tuple) -> None:
         self._w_begin()
@@ -1305,7 +1320,11 @@ class Engine:
             self._wconn.execute(f"{sql} {quote_ident('u_' + name.lower())}")
         except sqlite3.OperationalError:
             raise SQLError(ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name) from None
+        if kind == "savepoint":
+            self._temporary_marks[name.lower()] = len(self._txn_temporary)
         if kind == "rollback_to":
+            if self._txn_temporary:
+                self._w_keep_temporary(self._temporary_marks.get(name.lower(), 0))
             self._w_fk_after_rollback()
             self._auto_in_rows = False
         # logged for every file (target None): a redo re-runs it with the statements it undoes
@@ -1704,6 +1723,9 @@ class Engine:
         updated. Returns the rows updated."""
         split = len(args) - plan.order_args
         head, tail = list(args[:split]), args[split:]
+        limit = -1
+        if plan.row_limit:  # (the rows taken counted here, the refused ones not)
+            limit, tail = tail[-1], [*tail[:-1], -1]
         conn = self._wconn
         rowids = [rowid for (rowid,) in self._w_execute(plan.row_order, tail).fetchall()]
         affected, fx = 0, self._wstate.fx
@@ -1711,6 +1733,9 @@ class Engine:
         conn.execute("SAVEPOINT __rows")
         try:
             for n, rowid in enumerate(rowids, 1):
+                if limit == 0:
+                    break
+                limit -= 1
                 if fx is not None:  # (its stored values' warnings and errors name this row)
                     fx.current_row = n
                 row_args = [*head, rowid]
@@ -1724,8 +1749,10 @@ class Engine:
                     if not (ignore and fx is not None and error.code == ER_CONSTRAINT_FAILED.code):
                         raise error from None
                     # UPDATE IGNORE: a row its CHECK refuses left as it was, warned of, not matched
+                    # (nor taken under a LIMIT)
                     fx.upserts_changed, fx.upserts_unchanged = counts
                     fx.warnings.append((n, "Warning", error.code, error.message))
+                    limit += 1
                 except sqlite3.IntegrityError as exc:
                     refused = fk_error(exc)
                     if ignore and fx is not None and refused is not None \
@@ -2109,7 +2136,45 @@ class Engine:
         target = action.create_schema or action.drop_schema or action.schema
         self._group_log.append(_redo_entry(target, log, None, True))
 
-    def _w_ddl_apply(self, action: DdlAction) -> None:
+    def _w_ddl_kept(self, action: DdlAction, log: tuple) -> None:
+        """A CREATE / DROP TEMPORARY TABLE inside the open transaction, which MariaDB does not
+        commit: applied under a savepoint of its own (a failure undoes it alone), its statement
+        logged with the transaction's. Temporary tables are not transactional there: the names
+        it makes or drops are kept (`_txn_temporary`) for a rollback of the transaction, or to a
+        savepoint before it, to leave them as the catalog has them (`_w_keep_temporary`)."""
+        self._w_begin()
+        self._fk.drop(self._wconn)
+        try:
+            self._w_ddl_apply(action, kept=True)
+        finally:
+            self._w_fk_install()
+        self._txn_temporary.extend((t.schema, t.name) for t in action.put)
+        self._txn_temporary.extend(action.delete)
+        self._txn_log.append(_redo_entry(action.schema, log, None, True))
+
+    def _w_keep_temporary(self, since: int = 0) -> None:
+        """After a rollback: the temporary tables made or dropped in the transaction (from the
+        `since`-th name of `_txn_temporary`), which SQLite undid, made or dropped again as the
+        catalog has them (MariaDB's rollback leaves a temporary table it made, empty, and does
+        not bring back one it dropped)."""
+        conn = self._wconn
+        for schema, name in dict.fromkeys(self._txn_temporary[since:]):
+            if schema not in self.schemas:
+                continue
+            if conn.execute(f"SELECT 1 FROM {quote_ident(schema)}.sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
+                            (name,)).fetchone():
+                conn.execute(f"DROP TABLE {quote_ident(schema)}.{quote_ident(name)}")
+            conn.execute(f"DELETE FROM {quote_ident(schema)}.{CATALOG_TABLE} WHERE name = ?", (name,))
+            table = self.table(schema, name)
+            if table is not None:
+                for sql in table.sqlite_create():
+                    conn.execute(sql)
+                conn.execute(f"INSERT INTO {quote_ident(schema)}.{CATALOG_TABLE} (name, def) VALUES (?, ?)",
+                             (table.name, table.to_json()))
+
+    def _w_ddl_apply(self, action: DdlAction, kept: bool = False) -> None:
+        """Apply a DDL action in a transaction of its own; `kept`: under a savepoint of the
+        open transaction instead (`_w_ddl_kept`)."""
         conn = self._wconn
         if action.noop:
             return
@@ -2153,7 +2218,10 @@ class Engine:
         needed = {action.schema, *(t.schema for t in action.put), *(s for s, _ in action.delete),
                   *(fk.ref_schema for t in action.put for fk in t.foreign_keys)}
         self._w_need(needed & self.schemas.keys())
-        self._w_begin()
+        if kept:
+            conn.execute("SAVEPOINT ddl")
+        else:
+            self._w_begin()
         try:
             for sql, args in action.view_selects:
                 self._w_check_view(sql, args)
@@ -2197,9 +2265,16 @@ class Engine:
             if action.database_options is not None:
                 self._w_put_options(action.schema, action.database_options)
         except (sqlite3.Error, SQLError) as exc:
-            self._w_end(False)
+            if kept:
+                conn.execute("ROLLBACK TO ddl")
+                conn.execute("RELEASE ddl")
+            else:
+                self._w_end(False)
             raise (exc if isinstance(exc, SQLError) else map_sqlite_error(exc, action.schema)) from None
-        self._w_end(True)
+        if kept:
+            conn.execute("RELEASE ddl")
+        else:
+            self._w_end(True)
         catalog = dict(self.catalog)
         for schema, name in action.delete:
             tables = dict(catalog[schema])
@@ -2655,7 +2730,7 @@ def _select_apart(plan: Plan, args: list, table: Table | None) -> _Apart | None:
 
 
 # an INSERT ... SELECT as the translation writes it (`translate`: INSERT INTO "db"."t" ("c", ...) SELECT ...)
-_INSERT_SELECT = re.compile(r'INSERT INTO "(?:[^"]|"")*"\."(?:[^"]|"")*"(?: \((?P<cols>(?:"(?:[^"]|"")*"(?:, )?)+)\))? '
+_INSERT_SELECT = re.compile(r'INSERT INTO "(?:[^"]|"")*"\."(?:[^"]|"")*"(?: AS "(?:[^"]|"")*")?(?: \((?P<cols>(?:"(?:[^"]|"")*"(?:, )?)+)\))? '
                             r"(?P<select>SELECT\b.*)", re.DOTALL)
 _QUOTED_NAME = re.compile(r'"((?:[^"]|"")*)"')
 

@@ -198,6 +198,10 @@ class DdlAction:
     # binlogged, as `logged`), then the statement answers 4092, as MariaDB does
     late_error: SQLError | None = None
     logged: str | None = None
+    # False: nothing binlogged (DROP TEMPORARY TABLE IF EXISTS that drops none, as MariaDB 10.11)
+    binlogged: bool = True
+    # `logged` is binlogged without a default database (its names qualified)
+    logged_bare: bool = False
     # what IF [NOT] EXISTS turned from an error into a note (SHOW WARNINGS' level "Note")
     notes: list[SQLError] = field(default_factory=list)
     # the OK carries "Records: 0  Duplicates: 0  Warnings: n" (ALTER TABLE, CREATE / DROP INDEX)
@@ -384,6 +388,16 @@ class DdlParser:
         if written and schema in system_schemas.OPTIONS and schema not in self.schemas:
             raise SQLError(ER_NOT_SUPPORTED_YET, f"changing the tables of the {schema} database")
         return schema, (resolve and self.temporary(schema, name)) or name
+
+    def renamed_name(self, name: str, written: str) -> str:
+        """The stored name a RENAME gives the table stored as `name` for the `written` new name:
+        a temporary table stays the session's, under that name (MariaDB renames it in the
+        session's own names, whatever base table has it)."""
+        if not temporary.is_temporary(name):
+            return written
+        if self.temporary_name is None:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "RENAME of a temporary table here")
+        return self.temporary_name(written)
 
     def existing(self, schema: str, name: str) -> Table:
         table = self.catalog(schema, name)
@@ -698,6 +712,8 @@ class DdlParser:
             table = copy.deepcopy(self.existing(src_schema, src_name))
             table.schema, table.name = schema, name
             table.auto_increment_start = None  # the copy counts from 1, as MariaDB's
+            if made_temporary:  # (its foreign keys left out: InnoDB's temporary tables have none)
+                table.foreign_keys = []
         else:
             columns: list[Column] = []
             indexes: list[Index] = []
@@ -726,8 +742,8 @@ class DdlParser:
             if if_not_exists:
                 return DdlAction(schema, noop=True, notes=[SQLError(ER_TABLE_EXISTS_ERROR, written)])
             raise SQLError(ER_TABLE_EXISTS_ERROR, written)
-        if made_temporary and table.foreign_keys:
-            raise SQLError(ER_NOT_SUPPORTED_YET, "FOREIGN KEY in a temporary table")
+        if made_temporary and table.foreign_keys:  # (InnoDB's temporary tables have none)
+            raise SQLError(ER_CANT_CREATE_TABLE, schema, written, '150 "Foreign key constraint is incorrectly formed"')
         self.name_indexes(table)
         primary_not_null(table)
         order_indexes(table)
@@ -906,6 +922,11 @@ class DdlParser:
             action.delete.append((schema, table.name))
             action.reset_auto.append((schema, table.name))
         action.noop = not action.sql
+        action.binlogged = not (action.noop and only_temporary)
+        dropped_temporary = [(s, n) for s, n in action.delete if temporary.is_temporary(n)]
+        if dropped_temporary and len(dropped_temporary) + len(missing) == len(names) and (
+                only_temporary or not missing) and not self.cur.text.startswith(temporary.DROP_PREFIX):
+            action.logged, action.logged_bare = temporary.drop_logged(dropped_temporary, if_exists, self.database)
         return action
 
     # --- views ---------------------------------------------------------------------------------
@@ -1142,17 +1163,17 @@ class DdlParser:
 
         while True:
             schema, name = self.table_name()
-            if temporary.is_temporary(name):
-                raise SQLError(ER_NOT_SUPPORTED_YET, "RENAME TABLE of a temporary table")
             cur.expect("TO")
-            new_schema, new_name = self.table_name(resolve=False)
+            new_schema, written = self.table_name(resolve=False)
+            new_name = self.renamed_name(name, written)
             old = now(schema, name)
             if old is None:
                 raise SQLError(ER_NO_SUCH_TABLE, schema, name)
             if new_schema != schema:
                 raise SQLError(ER_UNKNOWN_ERROR, "RENAME TABLE across databases is not supported")
-            if now(new_schema, new_name) is not None or self.view_of(new_schema, new_name) is not None:
-                raise SQLError(ER_TABLE_EXISTS_ERROR, new_name)
+            if now(new_schema, new_name) is not None or (
+                    new_name == written and self.view_of(new_schema, new_name) is not None):
+                raise SQLError(ER_TABLE_EXISTS_ERROR, written)
             action.schema = schema
             table = copy.deepcopy(old)
             if table.checks:  # its CHECKs name the table they fail for: made again under the new name
@@ -1452,10 +1473,8 @@ class DdlParser:
                 col.name = new_name
                 return
             cur.accept("TO", "AS")
-            if temporary.is_temporary(table.name):
-                raise SQLError(ER_NOT_SUPPORTED_YET, "ALTER TABLE ... RENAME of a temporary table")
             schema, new_name = self.table_name(resolve=False)
-            table.name = new_name
+            table.name = self.renamed_name(table.name, new_name)
             return
         # table options (ENGINE=..., AUTO_INCREMENT=..., DEFAULT CHARSET=...)
         options = parse_table_options(cur)

@@ -69,9 +69,10 @@ computes on DECIMALs), its subexpressions still found.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from engine import values
 from engine.catalog import sql_literal
 from engine.coltypes import INTEGER_CODES, STRING_CODES, ColumnType, datetime_type
 from engine.exprtypes import Unknown, skip_parens, split_select
@@ -119,9 +120,23 @@ def string_kind(value: object) -> bool | str:
     return CHARACTER_STRING if type(value) is str else literal_kind(value)
 
 
+NUMBER_STRING = "number string"  # (`text_kind`)
+
+
+def text_kind(value: object) -> bool | str:
+    """A literal's kind where the translation read whether a string read as a number is one
+    throughout (`translate.Translator.number_text`): NUMBER_STRING for one ('5', ' 1.5e3'),
+    `string_kind` for any other."""
+    if type(value) in (str, bytes) and values.number_warning(value, "DOUBLE") is None:  # type: ignore[arg-type]
+        return NUMBER_STRING
+    return string_kind(value)
+
+
 def plan_kind(value: object, recorded: bool | str) -> bool | str:
-    """`value`'s kind as a plan recorded one (`recorded`): `string_kind` where that is what it
-    read, else `literal_kind`."""
+    """`value`'s kind as a plan recorded one (`recorded`): `text_kind` or `string_kind` where
+    that is what it read, else `literal_kind`."""
+    if recorded == NUMBER_STRING:
+        return text_kind(value)
     return string_kind(value) if recorded in (BINARY_STRING, CHARACTER_STRING) else literal_kind(value)
 
 
@@ -238,6 +253,14 @@ def _integer(e: Expr) -> tuple[str, int] | None:
     if e.cat == LIT and e.tree is None:
         return "l", 31
     return None
+
+
+def _unparenthesized(tree: tuple | None) -> tuple:
+    """An emitted tree without the parentheses around it (() for None)."""
+    while tree is not None and len(tree) == 4 and tree[0] == "seq" and tree[1] == ("raw", "(") \
+            and tree[3] == ("raw", ")"):
+        tree = tree[2]
+    return tree or ()
 
 
 def printed(e: Expr, toks: list[Token], prec: int = 0, right: bool = False) -> str:
@@ -763,10 +786,12 @@ class Finder:
         t = self.toks[i]
         if t.kind == "op" and t.text == "-":
             inner = _as_number(self.unary(i + 1))
-            if self.past_bigint(inner):
-                # a number past BIGINT (kept as its digits): negated exactly, not as SQLite's REAL
-                text = "-" + printed(inner, self.toks, 12)
-                return Expr(i, inner.stop, DEC, ("call", "mysql_dec_neg", ("dec", inner.param)), ints="l", bits=63,
+            bare = self.parenthesized_literal(i + 1, inner.stop)
+            if bare is not None and self.past_bigint(bare):
+                # a number past BIGINT (kept as its digits), in parentheses or not: negated
+                # exactly, not as SQLite's REAL
+                text = "-" + printed(bare, self.toks, 12)
+                return Expr(i, inner.stop, DEC, ("call", "mysql_dec_neg", ("dec", bare.param)), ints="l", bits=63,
                             printed=text)
             text = "-" + printed(inner, self.toks, 12)
             if inner.kind == "lit":
@@ -789,6 +814,13 @@ class Finder:
             inner = _member_number(self.expr(i + 1, 4 if t.is_word("NOT") else 12))
             return self.native(i, inner.stop, INT, [inner])
         return self.primary(i)
+
+    def parenthesized_literal(self, i: int, stop: int) -> Expr | None:
+        """The literal tokens[i:stop] are, in any number of parentheses (`5`, `((5))`), None
+        for anything else."""
+        while stop - i > 2 and self.at(i, "(") and self.close(i) == stop:
+            i, stop = i + 1, stop - 1
+        return self.primary(i) if stop == i + 1 and self.toks[i].kind == "param" else None
 
     def primary(self, i: int) -> Expr:
         toks = self.toks
@@ -977,6 +1009,27 @@ class Finder:
             return INT
         return FLOAT if cats <= NUMERIC | {FLOAT} else OTHER
 
+    def name_const(self, i: int, end: int) -> Expr:
+        """NAME_CONST('name', value) (a stored program's variable as `server.routines` writes it
+        in, `[_charset] literal [COLLATE 'x']`): its value's expression, a literal computed on
+        as a literal is (a division by 0 its warning 1365, as MariaDB's)."""
+        start = i + 4
+        if not (self.at(i + 3, ",") and start < end - 1):
+            raise _Fail
+        stop = end - 1
+        if self.toks[start].kind == "word" and self.toks[start].text.startswith("_"):
+            start += 1
+        if stop - 2 > start and self.word(stop - 2, "COLLATE"):
+            stop -= 2
+        bound, self.stop = self.stop, stop
+        try:
+            value = self.unary(start)
+        finally:
+            self.stop = bound
+        if value.stop != stop or value.tree is not None:
+            raise _Fail
+        return replace(value, start=i, stop=end)
+
     def call(self, i: int, word: str) -> Expr:
         e = self.function(i, word)
         if not self.word(e.stop, "OVER"):
@@ -992,6 +1045,8 @@ class Finder:
     def function(self, i: int, word: str) -> Expr:
         open_at = i + 1
         end = self.close(open_at)
+        if word == "NAME_CONST":
+            return self.name_const(i, end)
         if word in ("CAST", "CONVERT"):
             return self.cast(i, word, end)
         if word in ("SUM", "AVG") and self.word(open_at + 1, "DISTINCT"):
@@ -1099,7 +1154,7 @@ class Finder:
                 kind = "temporal"  # a date or time's digits: 20240105, 101112
             if inner is not None and inner.column is not None and _unsigned_64(inner.column):
                 kind = ""  # an unsigned 64-bit integer's digits: SIGNED takes its bits
-            if inner is not None and inner.tree is not None and inner.tree[:2] == ("call", "mysql_dec_neg") \
+            if inner is not None and _unparenthesized(inner.tree)[:2] == ("call", "mysql_dec_neg") \
                     and inner.ints == "l":
                 kind = "negdigits"  # -<a number past BIGINT>: -9223372036854775808 is MariaDB's BIGINT
             operand = inner.emit() if inner is not None else ("tokens", i + 2, k)

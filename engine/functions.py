@@ -166,6 +166,7 @@ class SessionFunctions:
         # value of a 1062 that assignment met
         self.trigger_assigned: tuple[str, Any] | None = None
         self.interrupted = threading.Event()  # KILL QUERY of the running statement
+        self.kill_pending = False  # `interrupted.is_set()`, read without a call (the loop's reads)
         self.sleeping = False  # inside SLEEP()/GET_LOCK(): the interruption ends the wait only
         self.guard = threading.Lock()  # `conn` vs interrupt(): never interrupt a connection we left
         self.conn: sqlite3.Connection | None = None  # the reader running this session's statement
@@ -182,7 +183,8 @@ class SessionFunctions:
         self.stored_rows.clear()
         self.current_row = 0
         self.fixedbin_warned.clear()
-        if self.interrupted.is_set():  # (no lock taken when unset, as `start_statement`)
+        if self.kill_pending:  # (no lock taken when unset, as `start_statement`)
+            self.kill_pending = False
             self.interrupted.clear()
         self.sleeping = False
         if self.conn is not None:  # (no statement runs on it: nothing sets it meanwhile)
@@ -209,12 +211,14 @@ class SessionFunctions:
 
     def clear_interrupt(self) -> None:
         """The statement a KILL QUERY was for has ended: the next one runs."""
-        if self.interrupted.is_set():  # (no lock taken when unset)
+        if self.kill_pending:  # (no lock taken when unset)
+            self.kill_pending = False
             self.interrupted.clear()
 
     def interrupt(self) -> None:
         """KILL QUERY: end a SLEEP()/GET_LOCK() wait, or stop the running read (SQLite's
         interrupt(): the statement fails with "interrupted")."""
+        self.kill_pending = True
         self.interrupted.set()
         with self.guard:
             if self.conn is not None and not self.sleeping:
@@ -1257,38 +1261,51 @@ _TO_UNSIGNED = ("Note", ER_UNKNOWN_ERROR.code, "Cast to unsigned converted negat
 _BIGINT_MIN_TEXT = str(-(1 << 63))
 
 
-def _negated_kind(value: Any, kind: str) -> str:
-    """The kind `cast_int` reads a negated number literal past BIGINT as ("negdigits"):
-    -9223372036854775808 is BIGINT's least value to MariaDB (its literal, BIGINT UNSIGNED,
-    negated), an integer; any other a DECIMAL."""
-    if kind != "negdigits":
-        return kind
-    return "lit" if value == _BIGINT_MIN_TEXT else "dec"
+def _cast_kind(value: Any, kind: str) -> str:
+    """The kind `cast_int` reads a literal as: a negated number literal past BIGINT ("negdigits")
+    is an integer where it is -9223372036854775808 (BIGINT's least value to MariaDB: its literal,
+    BIGINT UNSIGNED, negated), any other a DECIMAL. (A number literal past BIGINT UNSIGNED is
+    kept as its digits, as a quoted string of them is: both read as the string, MariaDB's way
+    for the string; its DECIMAL's clip and 1916 are not given.)"""
+    if kind == "negdigits":
+        return "lit" if value == _BIGINT_MIN_TEXT else "dec"
+    return kind
 
 
 def cast_int_note(value: Any, kind: str, unsigned: int) -> tuple[str, int, str] | None:
-    """MariaDB's note of CAST(value AS UNSIGNED) (`cast_int`'s `kind`), None for none: a negative
-    integer (a string's leading one, '-0' too) is its complement (1105); a negative DECIMAL is
-    0 with warning 1916, a negative DOUBLE 0 with note 1916. (SIGNED's note of a string past
-    BIGINT is not given: its digits here are an unsigned BIGINT's too.)"""
-    if not unsigned or value is None or kind == "temporal" or isinstance(value, bool):
+    """MariaDB's note or warning of CAST(value AS SIGNED / UNSIGNED) (`cast_int`'s `kind`), None
+    for none: a string's integer past BIGINT's least value or BIGINT UNSIGNED's greatest is
+    clipped, warning 1292; UNSIGNED of a negative integer (a string's leading one, '-0' too) is
+    its complement (1105); a DECIMAL past the target's range is clipped, warning 1916 (a
+    negative one AS UNSIGNED 0), a negative DOUBLE AS UNSIGNED 0 with note 1916. (SIGNED's note
+    of a string's integer past BIGINT is not given: its digits here are an unsigned BIGINT's too.)"""
+    if value is None or kind == "temporal" or isinstance(value, bool):
         return None
     if isinstance(value, bytes):
         value = _to_str(value)
     if isinstance(value, str) and kind != "dec":
         m = _INT_PREFIX.match(value)
-        return _TO_UNSIGNED if m is not None and m.group(1) == "-" else None
+        if m is None:
+            return None
+        if not -(1 << 63) <= int(m.group(1) + m.group(2)) < _U64:
+            return ("Warning", ER_TRUNCATED_NUMBER.code, ER_TRUNCATED_NUMBER.format("INTEGER", value))
+        return _TO_UNSIGNED if unsigned and m.group(1) == "-" else None
     if isinstance(value, int):
-        return _TO_UNSIGNED if value < 0 else None
+        return _TO_UNSIGNED if unsigned and value < 0 else None
     if isinstance(value, float) and kind not in ("dec", "lit"):
         return ("Note", ER_DATA_OVERFLOW.code, ER_DATA_OVERFLOW.format(format_double(value), "UNSIGNED BIGINT")) \
-            if value < 0 else None
+            if unsigned and value < 0 else None
     text = repr(value) if isinstance(value, float) else str(value).strip()
     try:
-        negative = Decimal(text) < 0
+        exact = Decimal(text)
     except InvalidOperation:
         return None
-    return ("Warning", ER_DATA_OVERFLOW.code, ER_DATA_OVERFLOW.format(text, "UNSIGNED INT")) if negative else None
+    whole = int(exact.to_integral_value(rounding=ROUND_HALF_UP))  # (-0.4 is 0: unsaid)
+    low, high = (0, _U64) if unsigned else (-(1 << 63), 1 << 63)
+    # (a literal's float past BIGINT, a DECIMAL's or a DOUBLE's to MariaDB, is left unsaid)
+    past = (unsigned and whole < 0) if isinstance(value, float) else not low <= whole < high
+    return ("Warning", ER_DATA_OVERFLOW.code, ER_DATA_OVERFLOW.format(text, "UNSIGNED INT" if unsigned else "INT")) \
+        if past else None
 
 
 def _clipped(n: int, unsigned: int) -> int:
@@ -2240,7 +2257,7 @@ UNBOUNDED = frozenset({
 VOLATILE = frozenset({
     "uuid", "uuid_short", "sys_guid", "random_bytes", "mysql_rand", "unix_timestamp", "mysql_unix_timestamp", "mysql_set_last_id",
     "mysql_set_var", "mysql_get_var",
-    "mysql_upsert_mark", "mysql_matched", "mysql_row_read", "mysql_fixedbin_bound", "mysql_store_row", "mysql_sleep", "mysql_sysdate", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
+    "mysql_upsert_mark", "mysql_matched", "mysql_row_read", "mysql_fixedbin_bound", "mysql_number_text", "mysql_store_row", "mysql_sleep", "mysql_sysdate", "get_lock", "release_lock", "release_all_locks", "is_free_lock",
     "is_used_lock",
 })
 
@@ -2654,10 +2671,11 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
 
     def mysql_cast_int(value: Any, kind: str, unsigned: int) -> int | str | None:
         """CAST(x AS SIGNED / UNSIGNED) (`cast_int`), a string that is no integer warned of."""
-        kind = _negated_kind(value, kind)
-        if type(value) is str and kind != "dec" and (warning := values.number_warning(value, "INTEGER")):
+        kind = _cast_kind(value, kind)
+        warning = values.number_warning(value, "INTEGER") if type(value) is str and kind != "dec" else None
+        if warning:
             warn(warning)
-        if (note := cast_int_note(value, kind, unsigned)) is not None:
+        if (note := cast_int_note(value, kind, unsigned)) is not None and not (warning and note[1] == warning[1]):
             warn(note)
         return cast_int(value, kind, unsigned)
 
@@ -2697,6 +2715,19 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
                 fx.fixedbin_warned.add((kind, value))
                 fx.warn(warned[0][1:])
         return text
+
+    def mysql_number_text(value: Any, what: str, strict: int, binary: int) -> Any:
+        """A string literal arithmetic reads as a number of type `what` ("DOUBLE", "DECIMAL"),
+        converted for each row computed (`VOLATILE`), as MariaDB converts it: one that is no
+        number throughout warned of each time (1292, `values.number_warning`, a `binary` one
+        shown by its bytes), a strict INSERT / UPDATE's error (`strict`); its value as it is
+        (SQLite's arithmetic reads its number)."""
+        read = value.encode("utf-8", "surrogateescape") if binary and type(value) is str else value
+        if isinstance(read, str | bytes) and (warning := values.number_warning(read, what)) is not None:
+            if strict and warning[0] == "Warning":
+                raise_sql(SQLError(ER_TRUNCATED_NUMBER, message=warning[2]))
+            warn(warning)
+        return value
 
     def mysql_row_read(_rowid: Any) -> int:
         """An UPDATE's first WHERE term: one more row its scan read (`current_row`), the row MariaDB
@@ -2874,7 +2905,8 @@ def register(conn: sqlite3.Connection, state: ConnectionState) -> None:
         "password": (1, strfuncs.password), "old_password": (1, strfuncs.old_password),
         "cot": (1, cot),
         "sys_guid": (0, lambda: mysql_uuid(session_fx().rand).replace("-", "")),
-        "mysql_fsp": (4, mysql_fsp), "mysql_now_stored": (4, now_stored), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (-1, mysql_store_check), "mysql_store_row": (3, mysql_store_row), "mysql_store_assigned": (2, mysql_store_assigned), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
+        "mysql_fsp": (4, mysql_fsp), "mysql_now_stored": (4, now_stored), "mysql_format": (-1, format_locale(warn)), "upper": (1, _case(str.upper)), "lower": (1, _case(str.lower)), "mysql_store": (2, mysql_store), "mysql_store_check": (-1, mysql_store_check),
+        "mysql_number_text": (4, mysql_number_text), "mysql_number_text_quiet": (4, lambda value, *_reading: value), "mysql_store_row": (3, mysql_store_row), "mysql_store_assigned": (2, mysql_store_assigned), "mysql_sleep": (1, mysql_sleep), "get_lock": (2, get_lock),
         "release_lock": (1, lambda n: None if n is None else LOCKS.release(session_fx(), _to_str(n))),
         "release_all_locks": (0, lambda: LOCKS.release_all(session_fx())),
         "is_free_lock": (1, lambda n: None if n is None else int(LOCKS.owner(_to_str(n)) is None)),

@@ -148,9 +148,11 @@ class SyntaxError_(SQLError):
 
 
 def _near_message(near: str, line: int = 1) -> str:
+    """ER_PARSE_ERROR's text: MariaDB's '%-.80T', a text past 80 characters cut to 77 and '...'."""
     near = near.split(HYBRID_MARK, 1)[0]
+    near = near if len(near) <= 80 else near[:77] + "..."
     return ("check the manual that corresponds to your MariaDB server version for the right syntax "
-            f"to use near '{near[:80]}' at line {line}")
+            f"to use near '{near}' at line {line}")
 
 
 def syntax_error(near: str, line: int = 1) -> SQLError:

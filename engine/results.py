@@ -67,6 +67,9 @@ class LoggedStatement:
     # none, written as the default sql_mode's)
     sql_mode: int | None = None
     microseconds: int | None = None  # the fraction of its time it read (NOW(6) ...): binlogged as Q_HRNOW
+    # the thread that ran it on its origin server, a replicated statement's (its QUERY event's
+    # thread id, which a replica keeps temporary tables by): binlogged with it; None: the session's
+    thread_id: int | None = None
 
     def context(self) -> StatementContext:
         return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed,

@@ -14,7 +14,8 @@ cursors (DECLARE ... CURSOR [(parameters)] FOR, OPEN [(arguments)], FETCH, CLOSE
 CONDITION FOR (a name standing for its SQLSTATE or error code in handlers and SIGNAL), CONTINUE /
 EXIT handlers FOR NOT FOUND, SQLEXCEPTION, SQLWARNING, SQLSTATE '...', an error code or a
 condition's name, GET DIAGNOSTICS (NUMBER, ROW_COUNT; a condition's MYSQL_ERRNO,
-RETURNED_SQLSTATE, MESSAGE_TEXT) and plain statements (`body_steps`). Each
+RETURNED_SQLSTATE, MESSAGE_TEXT and the string items SIGNAL sets, CLASS_ORIGIN ..., '' where
+none did) and plain statements (`body_steps`). Each
 statement is run by the caller (`server/routines.py`) as a statement of its own, with the
 parameters and locals it names written in as MariaDB's binlog writes them, NAME_CONST('name',
 value), so the binlog holds what MariaDB's holds and a replica runs it alike; CALL itself is
@@ -22,8 +23,8 @@ never binlogged. CREATE checks a body as MariaDB's parser does (`check_body`: la
 1310; RETURN in a procedure 1313; a condition or cursor not declared in scope 1319 / 1324,
 declared twice 1332 / 1333, a handler's condition twice in a block 1413, declarations out of
 order 1337 / 1338, SIGNAL of an error code's condition 1646, a cursor's count of arguments 4080).
-SIGNAL and RESIGNAL run. UNDO handlers and GET DIAGNOSTICS' other items are made and kept (a
-dump loads) and CALL of them is MariaDB's 1235. A stored function can be made, listed, shown
+SIGNAL and RESIGNAL run. An UNDO handler and GET STACKED DIAGNOSTICS are MariaDB 10.11's 1064 at
+CREATE, as its grammar has neither. A stored function can be made, listed, shown
 and dropped; one whose body is `RETURN expr` (or BEGIN RETURN expr; END) is called in a SELECT
 / INSERT / UPDATE / DELETE / REPLACE / DO by writing the call out where it stands (`expand_calls`),
 before the statement is planned: expr with each parameter replaced by its
@@ -134,6 +135,12 @@ class Routine:
         if self.comment:
             text += "    COMMENT " + "'" + self.comment.replace("\\", "\\\\").replace("'", "\\'") + "'\n"
         return text + self.body
+
+    def body_line(self) -> int:
+        """The line its body starts on in `show_create`'s text, as MariaDB numbers a routine's
+        lines: from the text it makes again of mysql.proc's columns when it loads one."""
+        text = self.show_create()
+        return text.count("\n", 0, len(text) - len(self.body)) + 1
 
     def modified_text(self) -> str:
         return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.created))
@@ -291,8 +298,8 @@ class Step:
     (`text` CONTINUE or EXIT, `names` its conditions, `steps` its statement), "open" (`label` the
     cursor, `args` its arguments) / "close" (`label`), "fetch" (and `names` the variables),
     "signal" (`text` the SIGNAL statement), "resignal" (`text` the RESIGNAL statement, "" for
-    RESIGNAL alone), "diagnostics" (GET
-    DIAGNOSTICS: `text` the condition's number or "", `assignments` (target, item)), "refused"
+    RESIGNAL alone), "diagnostics" (GET DIAGNOSTICS: `text` the condition's number or "",
+    `assignments` (target, item)), "refused"
     (`text` what is not run here: CALL of the body is 1235)."""
 
     kind: str
@@ -305,9 +312,11 @@ class Step:
     label: str = ""  # a block's or loop's label as written ("" for none), LEAVE's / ITERATE's
     steps: list[Step] = field(default_factory=list)  # a block's or loop's
     args: list[str] = field(default_factory=list)  # a cursor's arguments (OPEN's, FOR's)
+    line: int = 0  # its line in the routine's SHOW CREATE text (`Routine.body_line`: MariaDB's note 4094 names it)
 
 
 _COMPOUND = ("BEGIN", "WHILE", "LOOP", "REPEAT", "FOR")  # what a label may stand before
+_COMPOUND_KINDS = ("if", "case", "block", "while", "repeat", "loop", "for", "for_cursor", "handler")
 
 
 @dataclass
@@ -321,7 +330,11 @@ class _Scope:
     handled: set[str] = field(default_factory=set)
 _REFUSED_WORDS = ("RETURN",)
 _STATEMENT_ITEMS = ("NUMBER", "ROW_COUNT")  # GET DIAGNOSTICS' items run here
-_CONDITION_ITEMS = ("MYSQL_ERRNO", "RETURNED_SQLSTATE", "MESSAGE_TEXT")
+# a condition's string items, in MariaDB's order of evaluation (Diag_condition_item_name): what
+# SIGNAL / RESIGNAL may set, '' where nothing set them
+CONDITION_STRING_ITEMS = ("CLASS_ORIGIN", "SUBCLASS_ORIGIN", "CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA",
+                          "CONSTRAINT_NAME", "CATALOG_NAME", "SCHEMA_NAME", "TABLE_NAME", "COLUMN_NAME", "CURSOR_NAME")
+_CONDITION_ITEMS = ("MYSQL_ERRNO", "RETURNED_SQLSTATE", "MESSAGE_TEXT", *CONDITION_STRING_ITEMS)
 
 
 class _Body:
@@ -429,6 +442,17 @@ class _Body:
         return Step("refused", text=what)
 
     def step(self) -> Step:
+        """The step at tokens[self.i] (self.i then past it), with its line: where its statement
+        ends (its `;`), as MariaDB's parser numbers the instruction it makes of it once read; a
+        compound statement's where it begins."""
+        start = self.tokens[self.i].start
+        step = self.one_step()
+        if step.kind not in _COMPOUND_KINDS:
+            start = self.tokens[min(self.i, len(self.tokens) - 1)].start
+        step.line = self.line + self.shape.count("\n", 0, start)
+        return step
+
+    def one_step(self) -> Step:
         tokens = self.tokens
         tok = tokens[self.i]
         if tok.kind in ("word", "ident") and self.i + 2 < len(tokens) and tokens[self.i + 1].kind == "op" \
@@ -564,10 +588,13 @@ class _Body:
 
     def diagnostics(self, start: int, end: int) -> Step:
         """GET [CURRENT] DIAGNOSTICS target = NUMBER | ROW_COUNT [, ...], or GET [CURRENT]
-        DIAGNOSTICS CONDITION n target = MYSQL_ERRNO | RETURNED_SQLSTATE | MESSAGE_TEXT [, ...]
-        (a target a variable or @user variable): `text` the condition's number ("" for the
-        statement's items), `assignments` (target, item). Other items, STACKED, are refused."""
+        DIAGNOSTICS CONDITION n target = MYSQL_ERRNO | RETURNED_SQLSTATE | MESSAGE_TEXT |
+        CLASS_ORIGIN | ... [, ...] (a target a variable or @user variable): `text` the condition's
+        number ("" for the statement's items), `assignments` (target, item). GET STACKED is
+        MariaDB 10.11's 1064."""
         tokens = self.tokens
+        if start + 1 < end and tokens[start + 1].is_word("STACKED"):  # (MariaDB 10.11's parser has none)
+            raise self.syntax(start + 1)
         k = start + 1 + (1 if start + 1 < end and tokens[start + 1].is_word("CURRENT") else 0)
         if k >= end or not tokens[k].is_word("DIAGNOSTICS"):
             return self.refuse("GET")
@@ -835,12 +862,14 @@ class _Body:
         conditions ("NOT FOUND", "SQLEXCEPTION", "SQLWARNING", "SQLSTATE xxxxx" or an error code;
         a declared condition's name as its value: 1319 for a name not declared), `steps` its
         statement; MariaDB's 1413 for a condition a handler of the block names already. UNDO is
-        refused."""
+        MariaDB 10.11's 1064 (its grammar has no UNDO handler)."""
         tokens = self.tokens
         action = tokens[self.i + 1].upper
+        if action == "UNDO":  # (MariaDB's grammar has none)
+            raise self.syntax(self.i + 1)
         self.i += 2
         self.expect("HANDLER", "FOR")
-        others, conditions = action == "UNDO", []
+        others, conditions = False, []
         handled = self.scopes[-1].handled if self.scopes else set()
         while self.i < len(tokens):
             tok = tokens[self.i]
@@ -892,10 +921,10 @@ def _declaring(step: Step) -> bool:
 _DECLARED_ORDER = {"declare": 0, "condition": 0, "cursor": 1, "handler": 2}
 
 
-def body_steps(body: str) -> list[Step]:
+def body_steps(body: str, line: int = 1) -> list[Step]:
     """A procedure body as steps: one statement, or BEGIN ... END of statements (1235 for what
-    is not run here)."""
-    parsed = _Body(body)
+    is not run here); `line`: the line of its CREATE statement the body starts on."""
+    parsed = _Body(body, "PROCEDURE", line)
     steps = parsed.body()
     if parsed.refused:
         raise SQLError(ER_NOT_SUPPORTED_YET, f"{parsed.refused[0]} in a stored procedure")
@@ -921,7 +950,7 @@ def check_body(body: str, kind: str, line: int = 1) -> None:
             raise
 
 
-def _named_columns(tokens) -> set[int]:
+def named_columns(tokens) -> set[int]:
     """The tokens that name a column where MariaDB's grammar reads no variable: an INSERT's /
     REPLACE's column list, the targets of UPDATE's, INSERT ... SET's and ON DUPLICATE KEY
     UPDATE's assignments, an alias after AS."""
@@ -952,7 +981,7 @@ def _named_columns(tokens) -> set[int]:
 
 def bind(text: str, values: dict[str, str]) -> str:
     """`text` with each plain identifier (not qualified, not a function's or a column
-    definition's name, not a column `_named_columns` finds) that is a key of `values`
+    definition's name, not a column `named_columns` finds) that is a key of `values`
     (lower-case) replaced by its value's text, and each `record.field` that is one (a cursor FOR
     loop's record's fields: "record.field")."""
     parsed, names = _bindable(text)
@@ -987,7 +1016,7 @@ def _bindable(text: str) -> tuple[_Body, tuple[tuple[int, str, int], ...]]:
         if k + 1 < len(tokens) and tokens[k + 1].text == "(":
             continue
         if named is None:
-            named = _named_columns(tokens)
+            named = named_columns(tokens)
         if k not in named:
             names.append((k, tok.text.strip("`").lower(), 1))
     return parsed, tuple(names)
@@ -1065,7 +1094,7 @@ def _cast_type(type_text: str) -> str:
     raise SQLError(ER_NOT_SUPPORTED_YET, f"a stored function's {type_text} value")
 
 
-def _stored(value: str, name: str, type_text: str, routine: Routine | None = None) -> str:
+def stored_as(value: str, name: str, type_text: str, routine: Routine | None = None) -> str:
     """`value` as stored into a column `name` of the type (mysql_assigned: MariaDB's 1264, 1366,
     1406 in strict mode, else adjusted with a warning) where `values.target` checks the type, else
     CAST to it. An argument is stored under the caller's sql_mode, the value a `routine` returns
@@ -1215,7 +1244,7 @@ def _expand(sql: str, find, database: str | None, stack: tuple[Routine, ...], to
             _expand(body.span(a + k + 2, b + k + 2), find, database, stack, False, home, called)
             for a, b in _cut_top(tokens[k + 2:close], body.shape)]
         check_arguments(routine, len(args))
-        values = {p.name.lower(): _stored(f"({arg})", p.name, p.type)
+        values = {p.name.lower(): stored_as(f"({arg})", p.name, p.type)
                   for p, arg in zip(routine.parsed, args, strict=True)}
         returned = _returned(routine)
         if routine.security == "DEFINER":
@@ -1228,7 +1257,7 @@ def _expand(sql: str, find, database: str | None, stack: tuple[Routine, ...], to
             raise SQLError(ER_NOT_SUPPORTED_YET, "a stored function reading tables with these arguments")
         _check_names(returned, values)
         inner = _expand(bind(returned, values), find, routine.schema, (*stack, routine), False, home, called)
-        value = _stored(f"({inner})", body.span(start, close + 1), routine.returns, routine)
+        value = stored_as(f"({inner})", body.span(start, close + 1), routine.returns, routine)
         edits.append((start, close + 1, f"mysql_returned({value}, {mysql_ident(routine.returns)})"))
         k = close + 1
     if not edits:

@@ -74,7 +74,6 @@ from engine.translate import (
     LAST_ID,
     NOW,
     NOW_US,
-    NUMBER_TEXT,
     ROW_COUNT,
     STORE,
     TYPED,
@@ -100,8 +99,8 @@ from protocol.errors import (
     ER_SP_DOES_NOT_EXIST,
     ER_SP_FETCH_NO_DATA,
     ER_TOO_MANY_ROWS,
-    ER_TRUNCATED_NUMBER,
     ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN,
+    ER_WARNING_NOT_COMPLETE_ROLLBACK,
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
     SQLError,
 )
@@ -241,6 +240,9 @@ class Session:
         self.sql_mode: int | None = None
         self.sql_log_bin = True  # off: the session's statements are committed, never binlogged
         self._unlogged = False  # the open transaction wrote with sql_log_bin off
+        # the open transaction made or dropped a temporary table, which its rollback cannot
+        # undo (`_ddl_kept`)
+        self._kept_temporary = False
         self.user_vars: dict[str, object] = {}
         # the session's character_set_connection when it is not utf8 (its string literals are
         # that character set's: engine.charset_literals), and whether the client's
@@ -812,14 +814,6 @@ class Session:
                 args.append(values.typed_literal(source[2], params[source[1]]))
             elif source[0] == FIXEDBIN:
                 args.append(fixedbin.bound(source[2], params[source[1]], self._fx.warnings))
-            elif source[0] == NUMBER_TEXT:  # a string an exact computation reads as a number
-                value = params[source[1]]
-                if (type(value) is str or isinstance(value, bytes)) \
-                        and (warning := values.number_warning(value, source[2])) is not None:
-                    if source[3] and warning[0] == "Warning":  # (a strict INSERT / UPDATE's)
-                        raise SQLError(ER_TRUNCATED_NUMBER, message=warning[2])
-                    self._fx.warnings.append((0, *warning))
-                args.append(value)
             elif source[0] == WRITTEN:
                 if texts is None and any(type(params[n]) in _WRITTEN_NUMBERS for n in source[1] if n >= 0):
                     texts = literal_texts(sql)
@@ -955,6 +949,7 @@ class Session:
         """A transaction begins (BEGIN, or the first statement without autocommit)."""
         self._in_txn = True
         self._txn_started = time.time()
+        self._kept_temporary = False
 
     def open_transaction(self) -> OpenTransaction | None:
         """The session's open transaction as INNODB_TRX lists it; None when it has none (nor
@@ -1298,8 +1293,8 @@ class Session:
             info = f"Records: {records}  Duplicates: {max(duplicates, 0)}  Warnings: {len(self._fx.warnings)}"
         elif plan.counts_rows:
             shown = len(self._fx.warnings)
-            if plan.multi is not None and plan.unsafe and self.sql_log_bin:
-                shown -= len(plan.unsafe)  # (MariaDB's multi-table UPDATE says its info before it binlogs)
+            if plan.notes_after_info and plan.unsafe and self.sql_log_bin:
+                shown -= len(plan.unsafe)
             info = f"Rows matched: {matched}  Changed: {changed}  Warnings: {shown}"
         self.row_count = affected
         if returned is not None:  # ... RETURNING: the rows written, as a result set
@@ -1372,6 +1367,9 @@ class Session:
             self._name_savepoint(plan.kind, plan.sql)
             return self._result()
         await self._savepoint_on_writer(plan.kind, plan.sql, sql, self._now(context))
+        if plan.kind == "rollback_to" and self._kept_temporary:  # (MariaDB's, whatever it undid)
+            return self._result(warnings=(("Warning", ER_WARNING_NOT_COMPLETE_ROLLBACK.code,
+                                           ER_WARNING_NOT_COMPLETE_ROLLBACK.format()),))
         return self._result()
 
     async def _savepoint_on_writer(self, kind: str, name: str, sql: str, timestamp: int) -> None:
@@ -1451,6 +1449,7 @@ class Session:
     def _end_view(self) -> None:
         """A transaction's end, for its reads: no longer in one, its names and snapshot dropped."""
         self._in_txn = False
+        self._kept_temporary = False
         self._read_only = False
         self._named_savepoints = []
         self._end_snapshot()
@@ -1466,14 +1465,22 @@ class Session:
         if not self._holds_lock:
             self._end_unwritten()
             return None
+        kept = self._kept_temporary
         self._end_view()
         engine = self.engine
+        statements, unlogged = self._statements, self._unlogged
         try:
             await engine._on_writer(engine._w_end, False)
         finally:
             self._statements = []
             self._release()
-        return None
+        if not kept:
+            return None
+        # what it did to temporary tables stays: binlogged with the statements, ended by
+        # ROLLBACK (MariaDB's binlog_rollback of a transaction that cannot safely roll back)
+        if statements:
+            statements.append(LoggedStatement(db=self._database, sql="ROLLBACK", timestamp=self._now(None)))
+        return engine.handover.hand(CommittedTxn(statements)) if statements or unlogged else None
 
     def _end_committed(self) -> CommittedTxn | None:
         """COMMIT's end of the transaction, at once: what it wrote, logically committed (the
@@ -1521,6 +1528,8 @@ class Session:
                 parser.creator_checks = self.creator_checks
             return parsing(parser.parse)
 
+        if self._in_txn and not self._pinned and logged is None and temporary.keeps_transaction(shape):
+            return await self._ddl_kept(sql, parse, context, timestamp)
         parsed = parse()  # a syntax error commits nothing
         if self.connection_charset is not None and not sql.isascii():
             charset_literals.check_ddl(parsed, engine.table)  # nor a connection's literal it would keep
@@ -1547,8 +1556,10 @@ class Session:
             self._in_txn = False
             self._release()
             raise
-        self._log(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp, is_ddl=True,
-                                  foreign_key_checks=self._fk_checks(context), sql_mode=self._sql_mode(context)))
+        if action.binlogged:
+            self._log(LoggedStatement(db=None if action.logged_bare else self._database, sql=sql,
+                                      timestamp=timestamp, is_ddl=True,
+                                      foreign_key_checks=self._fk_checks(context), sql_mode=self._sql_mode(context)))
         self.row_count = 0
         if action.drop_schema is not None and action.drop_schema == self._database:
             self.database = None  # (MariaDB's: no default database then)
@@ -1568,6 +1579,27 @@ class Session:
                       warnings=(*(("Note", note.code, note.message) for note in action.notes), *action.warnings),
                       info=f"Records: {action.rows_copied}  Duplicates: 0  "
                            f"Warnings: {len(action.notes) + len(action.warnings)}" if action.records else "")
+
+    async def _ddl_kept(self, sql: str, parse: Callable[[], DdlAction], context, timestamp: int) -> Result:
+        """CREATE / DROP TEMPORARY TABLE in a transaction: MariaDB commits nothing for them. The
+        statement joins the transaction (binlogged in its group), and a rollback keeps what it
+        made or dropped (`Engine._w_ddl_kept`), binlogging the transaction then with ROLLBACK
+        (`_end_transaction`) so that a replica makes or drops the table too."""
+        engine = self.engine
+        await self._acquire(across=True)
+        if sql.lstrip().upper().startswith("DROP"):  # (even one that drops none, or fails: MariaDB's)
+            self._kept_temporary = True
+        action = parse()
+        log = (self._database, sql, timestamp, None, None, self.owner())
+        await engine._on_writer(engine._w_ddl_kept, action, log)
+        if action.binlogged:
+            self._log(LoggedStatement(db=None if action.logged_bare else self._database, sql=action.logged or sql,
+                                      timestamp=timestamp, foreign_key_checks=self._fk_checks(context),
+                                      sql_mode=self._sql_mode(context)))
+        self._kept_temporary = self._kept_temporary or not action.noop
+        self.row_count = 0
+        return Result(in_transaction=self.in_transaction,
+                      warnings=tuple(("Note", note.code, note.message) for note in action.notes))
 
     def _view_select(self, view: View, timestamp: int) -> tuple[str, list[object]] | None:
         """The SQL and arguments of `view`'s SELECT as reading the view runs it (in its own
@@ -1635,10 +1667,11 @@ class Session:
         """The statement `interrupt` was for has ended (the session's statement boundary)."""
         self._fx.clear_interrupt()
 
-    async def close(self) -> None:
-        """Roll back an open transaction, release the writer lock and the named locks."""
+    async def close(self) -> CommittedTxn | None:
+        """Roll back an open transaction, release the writer lock and the named locks. Returned:
+        the rolled-back transaction the caller must still binlog (`_end_transaction`), or None."""
         functions.LOCKS.release_all(self._fx)
-        await self._end_transaction(commit=False)
+        return await self._end_transaction(commit=False)
 
 
 def result_types(plan: Plan, names: list[str], rows: list[tuple], sql: str, params: list[object],

@@ -65,14 +65,17 @@ from engine.coltypes import CHARSET_BINARY, STRING_CODES
 from engine.errors import IntoFile
 from engine.exact import (
     AGGREGATE_CALLS,
+    BINARY_STRING,
     EXACT,
     NUMBER_ARGS,
     NUMBER_CALLS,
+    NUMBER_STRING,
     STRING_CALLS,
     Finder,
     literal_kind,
     member_number,
     string_kind,
+    text_kind,
 )
 from engine.exprtypes import (
     JSON_VALUED,
@@ -160,11 +163,15 @@ TYPED = "typed"
 # bound as the value's canonical text, NULL (warning 1292) for text that names none, as MariaDB
 # compares it (`fixedbin.bound`)
 FIXEDBIN = "fixedbin"
-# (NUMBER_TEXT, literal index, "DOUBLE" | "DECIMAL", strict): a literal that is not a number (the
-# plan is keyed by its kind), read as one by an exact computation: bound as it is, and a string
-# (X'..' too) that is no number throughout is MariaDB's warning 1292 of that type
-# (`values.number_warning`), an error in a strict INSERT / UPDATE (`strict`, `Translator.modifiers`)
-NUMBER_TEXT = "numtext"
+# A string literal (X'..' too; the plan is keyed by its kind) arithmetic or an exact computation
+# reads as a number (`Translator.number_text`), converted for each row computed, as MariaDB
+# converts it: one that is no number throughout MariaDB's warning 1292 of that type each time
+# (`values.number_warning`), an error in a strict INSERT / UPDATE (`strict`, `Translator.modifiers`):
+# mysql_number_text(literal, "DOUBLE" | "DECIMAL", strict, binary); the quiet one in a copy of a value
+# computed twice for a row (an UPDATE's changed-rows test: `_checked`, `_quiet`)
+NUMBER_TEXT_CALL, NUMBER_TEXT_CALL_QUIET = "mysql_number_text(", "mysql_number_text_quiet("
+# the arithmetic that reads a string operand as a DOUBLE
+_DOUBLE_OPS = frozenset({"+", "-", "*", "/"})
 # the exact calls that read a string operand as a DECIMAL (the others, arithmetic, as a DOUBLE)
 _DECIMAL_READS = frozenset({"mysql_dec_intdiv", "mysql_dec_cmp", "mysql_dec_nseq", "mysql_dec_in", "mysql_dec_cast"})
 # (WRITTEN, (literal index or -1, ...)): the texts of those literals that are numbers with a point
@@ -310,10 +317,18 @@ def _matched_by(operand: _LikeOperand | None) -> str | None:
     return TEXT
 
 
-def _checked(part: str) -> str:
+def _checked(part: str, reads_numbers: bool = False) -> str:
     """A part of an assignment's value computed once more (UPDATE's changed-rows test, a later
-    assignment reading it): its store checks the value without counting a row or warning."""
-    return part.replace("mysql_store((", "mysql_store_check((").replace("mysql_store_row((", "mysql_store_check((")
+    assignment reading it): its store checks the value without counting a row or warning; a
+    string it reads as a number warns again only with `reads_numbers` (`_quiet`)."""
+    part = part.replace("mysql_store((", "mysql_store_check((").replace("mysql_store_row((", "mysql_store_check((")
+    return part if reads_numbers else _quiet(part)
+
+
+def _quiet(part: str) -> str:
+    """A part of the SQL whose strings read as numbers (`NUMBER_TEXT_CALL`) neither warn nor fail: its
+    value computed where another copy of it does."""
+    return part.replace(NUMBER_TEXT_CALL, NUMBER_TEXT_CALL_QUIET)
 
 
 def is_introducer(t: Token) -> bool:
@@ -393,6 +408,10 @@ class Plan:
     # bound after the other arguments (`Engine._w_rows_in_order`)
     row_order: str | None = None
     order_args: int = 0
+    # UPDATE IGNORE ... LIMIT n (no ORDER BY) of a table with CHECKs: the SELECT's last argument is
+    # n, bound as -1 (all the rows), n counting the rows taken (a row a CHECK refuses is none, as
+    # MariaDB's scan counts them)
+    row_limit: bool = False
     # DELETE ... ORDER BY ... LIMIT ... RETURNING: the rowids in the ORDER BY's order (the write's
     # args but RETURNING's), the order MariaDB returns the rows in; each row then ends with its rowid
     returning_order: str | None = None
@@ -422,6 +441,9 @@ class Plan:
     # a multi-table UPDATE / DELETE: `sql` is the snapshot of its join, the targets written from
     # it by the writer (`engine.multiwrite`)
     multi: MultiWrite | None = None
+    # an UPDATE MariaDB says its info of before it binlogs it (a multi-table one, or one whose
+    # subquery reads its target): the info's "Warnings" counts no note 1592
+    notes_after_info: bool = False
     # the tables (lower names) of the target's database the statement names that its triggers
     # write: such a write, when a trigger fires, is MariaDB's 1442 (`engine.triggers`)
     trigger_reads: frozenset[str] = frozenset()
@@ -480,7 +502,7 @@ class Translator:
         self.generated_ignored: list[tuple[int, str, str]] = []  # `Plan.generated_ignored`
         # a write (not IGNORE): a division by zero fails it (strict mode's ERROR_FOR_DIVISION_BY_ZERO)
         self.strict_division = False
-        # a strict INSERT / UPDATE: a string read as a number that is none fails it (NUMBER_TEXT)
+        # a strict INSERT / UPDATE: a string read as a number that is none fails it (NUMBER_TEXT_CALL)
         self.strict_values = False
         self.assigned: list[tuple[str, int, int, int, int]] = []  # SET col: out/args spans of its value
         self.shape = shape
@@ -514,6 +536,7 @@ class Translator:
         # multi-table write's targets are: the tables MariaDB reads, for `unsafe_notes`
         self.tables_read = 0
         self.joined_targets = 0
+        self.tables_named: set[tuple[str, str]] = set()  # those tables, (schema, lower name)
         self.bracket_wrappers: set[int] = set()  # ids of the SELECTs `query_forms` wrapped a member in
         self.kinds: dict[int, bool | str] = {}  # literals whose kind the translation read (`Plan.literal_kinds`)
         # literals whose binary-ness the translation read (`exact.string_kind`), kept apart from
@@ -624,6 +647,18 @@ class Translator:
         schema, table = self.qualify(None, first.text)
         return i + 1, schema, self.stored(schema, table)
 
+    def temporary_alias(self, name: str, start: int) -> str | None:
+        """The name the statement wrote for its target, the temporary table stored as `name`,
+        where its tokens from `start` name a column with it (`name.column`: SQLite knows the
+        table by its stored name, so the target is aliased as written); None otherwise (a plan
+        without the alias keeps the forms other paths read, `core._INLINE_ROW_WRITE` ...)."""
+        written = self.written_names.get(name.lower())
+        toks = self.tokens
+        if written is None or not any(t.text.lower() == written.lower() and n + 1 < len(toks) and toks[n + 1].text == "."
+                                      for n, t in enumerate(toks[start:], start)):
+            return None
+        return written
+
     def stored(self, schema: str, name: str) -> str:
         """`name` as stored: the session's temporary table's name where it has one."""
         found = self.temporary(schema, name)
@@ -669,8 +704,6 @@ class Translator:
                 args.append(("const", values.stored_literal(source, literals, texts)))
             elif type(source) is tuple and source[0] == TYPED:
                 args.append(("const", values.typed_literal(source[2], literals[source[1]])))
-            elif type(source) is tuple and source[0] == NUMBER_TEXT:
-                args.append(("const", literals[source[1]]))
             elif type(source) is tuple and source[0] == FIXEDBIN:
                 args.append(("const", fixedbin.bound(source[2], literals[source[1]], None)))
             else:
@@ -796,6 +829,8 @@ class Translator:
                         out.append("mysql_fixedbin_bound(")
                         self.add_arg(tok.param)
                         out.append(f", '{compared}', {int(self.strict_values)})")
+                    elif compared is None and self.read_as_double(i):
+                        self.number_text(tok.param, "DOUBLE")
                     else:
                         self.add_arg(tok.param if compared is None else (FIXEDBIN, tok.param, compared))
                 self.read_as(tok.param, context)
@@ -1008,6 +1043,31 @@ class Translator:
             out.append(tok.text)
             i += 1
         return i
+
+    def read_as_double(self, i: int) -> bool:
+        """Whether the literal at tokens[i] is a string (X'..' too) an operator beside it (+ - * /,
+        not a date's + INTERVAL) reads as a DOUBLE (its kind recorded: `Plan.literal_kinds`)."""
+        toks = self.tokens
+        before, after = toks[i - 1] if i else None, toks[i + 1] if i + 1 < len(toks) else None
+        if not any(t is not None and t.kind == "op" and t.text in _DOUBLE_OPS for t in (before, after)):
+            return False
+        if any(t.is_word("INTERVAL") for t in toks[max(i - 4, 0):i + 3]):
+            return False
+        param = toks[i].param
+        return self.kinds.setdefault(param, literal_kind(self.params[param])) is False \
+            and type(self.params[param]) in (str, bytes)
+
+    def number_text(self, param: int, read_as: str) -> None:
+        """The string literal `param` read as a number of type `read_as` ("DOUBLE", "DECIMAL"),
+        converted for each row computed (`NUMBER_TEXT_CALL`)."""
+        raw = self.raw_params if self.raw_params is not None else self.params
+        kind = self.string_kinds[param] = text_kind(raw[param])  # (X'..' is shown by its bytes)
+        if kind == NUMBER_STRING:  # (a number throughout: never warned of, computed as SQLite does)
+            self.add_arg(param)
+            return
+        self.out.append(NUMBER_TEXT_CALL)
+        self.add_arg(param)
+        self.out.append(f", '{read_as}', {int(self.strict_values)}, {int(kind == BINARY_STRING)})")
 
     def exact_item(self, i: int, context: str | None) -> bool:
         """Whether the literal at tokens[i] is a select item alone (or negated: `SELECT -1.5`)
@@ -2124,6 +2184,7 @@ class Translator:
         else:
             self.out.append(self.table_sql(schema, table))
             self.tables_read += 1
+            self.tables_named.add((schema, table.lower()))
         # alias
         if i < len(toks) and toks[i].is_word("AS"):
             self.out.append("AS")
@@ -3340,6 +3401,10 @@ class Translator:
                                      for a in args))
         if kind == "write":
             kw.setdefault("unsafe", self.unsafe(kw))
+            # MariaDB runs an UPDATE whose subquery reads its target as a multi-table one
+            kw.setdefault("notes_after_info", kw.get("multi") is not None or (
+                self.tokens[0].is_word("UPDATE") and kw.get("target") is not None
+                and (kw["target"][0], kw["target"][1].lower()) in self.tables_named))
             kw.setdefault("generated_ignored", tuple(self.generated_ignored))
         return Plan(kind=kind, sql=" ".join(self.out), args=args, identity=identity,
                     uses_last_id=self.uses_last_id, uses_rand=self.uses_rand, uses_fraction=self.uses_fraction,
@@ -3711,12 +3776,16 @@ class Translator:
                 self.emit_exact(end, part, read_as)
         elif kind == "raw":
             self.out.append(tree[1])
+        elif kind == "quiet":  # a value computed once more for a row (`_quiet`)
+            at = len(self.out)
+            self.emit_exact(end, tree[1], read_as)
+            self.out[at:] = map(_quiet, self.out[at:])
         elif kind == "dec":  # a literal as its exact text
             number = (self.kinds.setdefault(tree[1], literal_kind(self.params[tree[1]])) is not False)
             if number:
                 self.add_arg((STORE, tree[1], False, values.NUMBER, 1, "", False, False))
             else:
-                self.add_arg((NUMBER_TEXT, tree[1], read_as, self.strict_values))
+                self.number_text(tree[1], read_as)
         else:  # tokens [start, stop), emitted as usual (the region starting there aside)
             region = self.exact.pop(tree[1], None)
             self.emit_range(tree[1], tree[2])
@@ -3918,6 +3987,8 @@ class Translator:
         else:
             self.out.append("INSERT OR IGNORE INTO" if ignore else "INSERT INTO")
         self.out.append(self.table_sql(schema, name))
+        if (written := self.temporary_alias(name, i)) is not None:
+            self.out.append("AS " + quote_ident(written))
         columns: list[str] | None = None
         if i < len(toks) and toks[i].kind == "op" and toks[i].text == "(" and not (
                 i + 1 < len(toks) and toks[i + 1].is_word("SELECT")):
@@ -4279,9 +4350,11 @@ class Translator:
         bounds = values.int_range(col)
         if by_sqlite and bounds is not None and e is not None and e.cat == "int":
             # (an overflow past SQLite's integers makes a REAL, which BETWEEN may not tell apart)
-            return ("seq", ("raw", "iif(typeof(("), inner, ("raw", ")) = 'integer' AND ("), inner,
-                    ("raw", f") BETWEEN {bounds[0]} AND {bounds[1]}, ("), inner,
-                    ("raw", f"), {store}(("), inner, ("raw", f"), {stored}))"))
+            # (the value computed once more for a row after its first: `_quiet`)
+            again = ("quiet", inner)
+            return ("seq", ("raw", "iif(typeof(("), inner, ("raw", ")) = 'integer' AND ("), again,
+                    ("raw", f") BETWEEN {bounds[0]} AND {bounds[1]}, ("), again,
+                    ("raw", f"), {store}(("), again, ("raw", f"), {stored}))"))
         return ("seq", ("raw", f"{store}(("), inner, ("raw", f"), {stored})"))
 
     def store_call(self, key: str) -> tuple[str, str]:
@@ -4399,15 +4472,18 @@ class Translator:
                     raise SQLError(ER_NOT_SUPPORTED_YET, "a table named excluded in ON DUPLICATE KEY UPDATE")
                 raise SQLError(ER_BAD_FIELD_ERROR, f"{t.text}.{toks[k + 2].text}", "field list")
 
-    def changed_condition(self, assigned: list[tuple[str, int, int, int, int]]) -> tuple[list[str], list[object]]:
+    def changed_condition(self, assigned: list[tuple[str, int, int, int, int]],
+                          reads_numbers: bool = False) -> tuple[list[str], list[object]]:
         """`a IS NOT (new a) OR b IS NOT (new b) ...` for emitted assignments (SQL, its arguments):
-        whether a SET changes the row. Compared binary: 'abc' -> 'ABC' is a change."""
+        whether a SET changes the row. Compared binary: 'abc' -> 'ABC' is a change.
+        `reads_numbers`: a string read as a number there warns (an UPDATE's WHERE, which reads
+        each row it matches once; its SET then `_quiet`)."""
         sql: list[str] = [] if assigned else ["0"]  # (only generated columns assigned: no change)
         sql_args: list[object] = []
         for n, (name, o1, a1, o2, a2) in enumerate(assigned):
             sql.append(("OR " if n else "") + f"{quote_ident(name)} IS NOT (")
             # the value once more: its strict-mode check must not count a row twice
-            sql.extend(_checked(part) for part in self.out[o1:o2])
+            sql.extend(_checked(part, reads_numbers) for part in self.out[o1:o2])
             sql.append(") COLLATE BINARY")
             sql_args.extend(self.args[a1:a2])
         return sql, sql_args
@@ -4538,6 +4614,8 @@ class Translator:
             if toks[i].kind in ("word", "ident") and not toks[i].is_word(*NOT_ALIAS):
                 self.out.append("AS " + quote_ident(toks[i].text))
                 i += 1
+        elif (written := self.temporary_alias(name, i)) is not None:
+            self.out.append("AS " + quote_ident(written))
         if i >= len(toks) or not toks[i].is_word("SET"):
             raise SQLError(ER_NOT_SUPPORTED_YET, "multi-table UPDATE") if i < len(toks) else self.error_at(i)
         self.out.append("SET")
@@ -4573,8 +4651,9 @@ class Translator:
         if self.clause_at(i, ("ORDER",)) < len(toks) or self.clause_at(i, ("LIMIT",)) < len(toks) or refusing:
             # (without ORDER BY: a scan of the whole table is MariaDB's, in the primary key's order,
             # never a covering index's SQLite might take to read the rowids)
-            scan = not has_where and self.clause_at(i, ("ORDER",)) == len(toks)
-            return self.ordered_update(schema, table, prefix_out, prefix_args, up_front, scan)
+            unordered = self.clause_at(i, ("ORDER",)) == len(toks)
+            return self.ordered_update(schema, table, prefix_out, prefix_args, up_front, not has_where and unordered,
+                                       refusing and unordered)
         plan = self.finish("write", target=(schema, table.name), literals_up_front=up_front)
         if self.uses_rand:
             return plan
@@ -4582,17 +4661,23 @@ class Translator:
         # the UPDATE of every matched row count the rows matched and changed (`mysql_matched`,
         # which reads the condition itself: SQLite may test the WHERE's terms in any order)
         out, args = self.out, self.args
-        changed_out, changed_args = self.changed_condition(self.assigned)
+        changed_out, changed_args = self.changed_condition(self.assigned, reads_numbers=True)
         condition, condition_args = (out[prefix_out + 1:], args[prefix_args:]) if has_where else (["1"], [])
-        if per_row:  # (its literals checked, and refused, only for a row the condition matches)
-            changed_out = ["iif((", *condition, "), (", *changed_out, "), 0)"]
+        # (the condition once more before it, for an index to find the rows by; not where a
+        # string it reads as a number would warn twice for a row)
+        looked_up = has_where and not any(NUMBER_TEXT_CALL in part for part in condition)
+        if per_row or has_where and not looked_up:
+            # (its literals checked, and refused, its strings read as numbers warned of, only
+            # for a row the condition matches)
+            changed_out = ["iif((", *map(_quiet, condition), "), (", *changed_out, "), 0)"]
             changed_args = condition_args + changed_args
         stores = any("mysql_store" in part for part in out[set_out:prefix_out])
         read = ["mysql_row_read(rowid) AND"] if stores and self.reads_in_one_pass(table, i) else []
         for every in (0, 1):
-            self.out = (out[:prefix_out] + ["WHERE", *read] + (["("] + condition + [") AND"] if has_where else [])
+            self.out = ([_quiet(part) for part in out[:prefix_out]] + ["WHERE", *read]
+                        + (["("] + condition + [") AND"] if looked_up else [])
                         + ["mysql_matched(("] + condition + ["), ("] + changed_out + [f"), {every})"])
-            self.args = args + condition_args + changed_args
+            self.args = args[:prefix_args] + (condition_args if looked_up else []) + condition_args + changed_args
             counted = self.finish("write", target=(schema, table.name), counts_rows=True, literals_up_front=up_front)
             if every:
                 plan.found = counted
@@ -4616,13 +4701,17 @@ class Translator:
                        for t in self.triggers_in(table.schema))
 
     def ordered_update(self, schema: str, table: Table, prefix_out: int, prefix_args: int, up_front: bool,
-                       scan: bool = False) -> Plan:
+                       scan: bool = False, taken: bool = False) -> Plan:
         """UPDATE ... [ORDER BY ...] [LIMIT ...] (its SET emitted up to `prefix_out` / `prefix_args`,
         its WHERE, ORDER BY and LIMIT after): the rows it matches chosen in the ORDER BY's order,
         or the scan's (`Plan.row_order`), then each updated alone in that order, as MariaDB updates them; a
         key shifted row by row (SET id = id + 1 ORDER BY id DESC) never meets the next row's old
-        one. Its variants count the rows matched and changed, as the UPDATE's without ORDER BY."""
+        one. Its variants count the rows matched and changed, as the UPDATE's without ORDER BY.
+        `taken` (UPDATE IGNORE of a table with CHECKs or foreign keys, without ORDER BY, whose
+        LIMIT MariaDB's scan counts): its LIMIT counts the rows taken, not those a CHECK refuses
+        (`Plan.row_limit`; a sort's LIMIT counts them)."""
         out, args = self.out, self.args
+        row_limit = taken and out[-2:] == ["LIMIT", "?"]
         target = out[1] + (" " + out[2] if out[2].startswith("AS ") else "")
         order = ", ".join(quote_ident(c) for c in table.primary.columns) if table.primary is not None else "rowid"
         chosen = " ".join(["SELECT rowid FROM", target, *(["ORDER BY", order] if scan else []), *out[prefix_out:]])
@@ -4630,15 +4719,16 @@ class Translator:
         head, head_args = out[:prefix_out], args[:prefix_args]
         self.out, self.args = head + ["WHERE rowid = ?"], head_args + order_args
         plan = self.finish("write", target=(schema, table.name), literals_up_front=up_front,
-                           row_order=chosen, order_args=len(order_args))
+                           row_order=chosen, order_args=len(order_args), row_limit=row_limit)
         if self.uses_rand:
             return plan
-        changed_out, changed_args = self.changed_condition(self.assigned)
+        changed_out, changed_args = self.changed_condition(self.assigned, reads_numbers=True)
         for every in (0, 1):  # (the row's own term last: SQLite looks the row up by it)
-            self.out = head + ["WHERE mysql_matched(1, ("] + changed_out + [f"), {every}) AND rowid = ?"]
+            self.out = [_quiet(part) for part in head] + ["WHERE mysql_matched(1, ("] + changed_out + [
+                f"), {every}) AND rowid = ?"]
             self.args = head_args + changed_args + order_args
             counted = self.finish("write", target=(schema, table.name), counts_rows=True, literals_up_front=up_front,
-                                  row_order=chosen, order_args=len(order_args))
+                                  row_order=chosen, order_args=len(order_args), row_limit=row_limit)
             if every:
                 plan.found = counted
             else:
@@ -4763,6 +4853,9 @@ class Translator:
             self.target_alias = toks[i].text
             target += f" AS {quote_ident(toks[i].text)}"
             i += 1
+        elif (written := self.temporary_alias(name, i)) is not None:
+            self.target_alias = written
+            target += f" AS {quote_ident(written)}"
         self.out.append(f"DELETE FROM {target}")
         depth = 0
         limited = False  # ... ORDER BY / LIMIT ... RETURNING

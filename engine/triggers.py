@@ -15,15 +15,18 @@ CREATE. The statement's time (NOW(), a DEFAULT CURRENT_TIMESTAMP ...) is the fir
 any of which does `SET NEW.col = expr` run at the start of its AFTER trigger instead, each SET an
 UPDATE of the row just written (`__trg_hold` keeps the table's triggers from firing for it), NEW.col
 read from the row as stored; the binlog keeps the firing statement, whose triggers a replica runs.
-A body's IF ... THEN ... [ELSEIF ...] [ELSE ...] END IF (`body_steps`) chooses its branch once per
-row, kept by `__trg_branch`; the SET NEW.col and SIGNAL statements inside run where it holds (other
-statements inside an IF, DECLARE, loops: 1235). SIGNAL is `signal_error`'s SQLError, raised as
-SQLite's RAISE(ABORT) with its code and SQLSTATE, which undoes the statement.
+A body's IF ... THEN ... [ELSEIF ...] [ELSE ...] END IF and CASE statement (`body_steps`) choose
+their branch once per row, kept by `__trg_branch`; the statements inside run where it holds (a
+write's rows or WHERE joined to that condition, `_guarded`); a CASE without ELSE that no WHEN
+matches is MariaDB's 1339. DECLAREd local variables are kept by `__trg_var` (`_local_sql`: DECLARE
+... DEFAULT, SET, SELECT ... INTO, each value as a variable of its type holds it), read where the
+body names them (loops, labels, handlers, cursors: 1235). SIGNAL is `signal_error`'s SQLError,
+raised as SQLite's RAISE(ABORT) with its code and SQLSTATE, which undoes the statement.
 
 A body that names a table or column that is no longer there (MariaDB checks them when the trigger
 fires) becomes a SQLite trigger that raises that error when it fires; so does a trigger whose
-statements would update the table whose statement fired it, directly or through other
-triggers (MariaDB's 1442). Errors cross SQLite as `<code>|<message>` (`errors.map_sqlite_error`).
+statements would update the table whose statement fired it through other triggers, and a
+statement of it that writes that table directly, where it runs (MariaDB's 1442). Errors cross SQLite as `<code>|<message>` (`errors.map_sqlite_error`).
 
 Every SQLite trigger fires only while `__trg_on()` is true (`TriggerSwitch`): the writer's
 statements; a replica's applier runs the master's statements again and the triggers with them,
@@ -41,8 +44,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from engine import fixedbin, values
-from engine.catalog import INT_TYPES, Table, sql_literal
+from engine import fixedbin, routines, values
+from engine.catalog import INT_TYPES, NUMERIC_TYPES, REAL_TYPES, Table, sql_literal
 from engine.lexer import (
     Hybrid,
     extract,
@@ -57,7 +60,6 @@ from engine.translate import (
     CURTIME,
     FIXEDBIN,
     NOW,
-    NUMBER_TEXT,
     STORE,
     TYPED,
     UNIX_NOW,
@@ -71,6 +73,8 @@ from protocol.errors import (
     ER_NOT_SUPPORTED_YET,
     ER_SIGNAL_EXCEPTION,
     ER_SP_BAD_SQLSTATE,
+    ER_SP_CASE_NOT_FOUND,
+    ER_TOO_MANY_ROWS,
     ER_TRG_CANT_CHANGE_ROW,
     ER_TRG_NO_SUCH_ROW_IN_TRG,
     MySQLError,
@@ -141,12 +145,15 @@ class TriggerSwitch:
         self.used: frozenset[str] = frozenset()  # its `Plan.trigger_reads`
         self.held = False  # a BEFORE trigger's `SET NEW.col` writing its row (`_assignment_sql`)
         self.branches: dict[str, int] = {}  # each IF's branch taken for the row (`_choice_sql`)
+        self.locals: dict[str, object] = {}  # the bodies' local variables (`_local_sql`)
 
     def register(self, conn: sqlite3.Connection) -> None:
         """On the writer (after `register_idle`, which it replaces)."""
         conn.create_function("__trg_on", 0, lambda: 1 if self.enabled and not self.held else 0)
         conn.create_function("__trg_hold", 1, self._hold)
         conn.create_function("__trg_branch", -1, self._branch)
+        conn.create_function("__trg_var", -1, self._var)
+        conn.create_function("__trg_unmarked", 2, _unmarked)
         conn.create_function("__trg_time", 1, self._time)
         conn.create_function("__trg_used", 1, lambda name: 1 if name in self.used else 0)
 
@@ -154,6 +161,11 @@ class TriggerSwitch:
         if taken is not None:
             self.branches[name] = taken
         return self.branches.get(name)
+
+    def _var(self, name: str, *value: object) -> object:
+        if value:
+            self.locals[name] = value[0]
+        return self.locals.get(name)
 
     def _hold(self, held: int) -> None:
         self.held = bool(held)
@@ -172,6 +184,13 @@ def register_idle(conn: sqlite3.Connection) -> None:
     conn.create_function("__trg_used", 1, lambda name: 0)
     conn.create_function("__trg_hold", 1, lambda held: None)
     conn.create_function("__trg_branch", -1, lambda *args: None)
+    conn.create_function("__trg_var", -1, lambda *args: None)
+    conn.create_function("__trg_unmarked", 2, _unmarked)
+
+
+def _unmarked(value: object, changed: object) -> object:
+    """A body's upsert's `mysql_upsert_mark(value, changed)`: the value, its row not counted."""
+    return value
 
 
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%H:%M:%S")
@@ -189,15 +208,20 @@ class Step:
     guard: tuple[tuple[int, int], ...] = ()
     choice: int = 0  # an IF's number (conditions given), else 0
     conditions: tuple[str, ...] = ()
+    # local variables (name, declared type) the step assigns: `statement` the value's expression
+    # (DECLARE ... DEFAULT, NULL without one; SET), or a SELECT (`fetch`) whose one row they take
+    assigns: tuple[tuple[str, str], ...] = ()
+    fetch: bool = False
 
 
 def body_steps(body: str) -> list[Step]:
     """A body's statements as `Step`s: the one statement, or those of BEGIN ... END with IF ...
-    THEN ... [ELSEIF ... THEN ...] [ELSE ...] END IF and nested BEGIN ... END blocks (1235 for
-    DECLARE, loops, CASE statements and labels: no local variables or loops here)."""
+    THEN ... [ELSEIF ... THEN ...] [ELSE ...] END IF, CASE statements, nested BEGIN ... END
+    blocks, DECLAREd local variables (each name once in the body), their SET and SELECT ... INTO
+    (1235 for loops, labels, handlers, cursors and conditions: no loop runs in a SQLite trigger)."""
     shape, literals = extract(body)
     tokens = tokenize(shape)
-    if tokens and tokens[0].is_word("IF"):
+    if tokens and tokens[0].is_word("IF", "CASE"):
         return body_steps(f"BEGIN {body}; END")
     if not tokens or not tokens[0].is_word("BEGIN"):
         return [Step(body)]
@@ -213,6 +237,63 @@ def body_steps(body: str) -> list[Step]:
 
     steps: list[Step] = []
     ifs = [0]
+    declared: dict[str, str] = {}  # the locals: lower name -> type
+
+    def local(k: int) -> str | None:  # tokens[k] as a local's name
+        tok = tokens[k]
+        name = tok.text.strip("`").lower() if tok.kind in ("word", "ident") else ""
+        return name if name in declared else None
+
+    def declare(i: int, end: int, guard: tuple[tuple[int, int], ...]) -> None:
+        """DECLARE name [, name] ... type [DEFAULT expr] (tokens[i:end]): each name's step."""
+        k, names = i + 1, []
+        while k < end and tokens[k].kind in ("word", "ident") and not (k + 1 < end and tokens[k + 1].text == "("):
+            names.append(tokens[k].text.strip("`"))
+            if not (k + 1 < end and tokens[k + 1].text == ","):
+                break
+            k += 2
+        default = next((j for j in range(k + 1, end) if tokens[j].is_word("DEFAULT")), end)
+        if not names or k + 1 >= default or tokens[k + 1].is_word("CONDITION", "CURSOR", "HANDLER") \
+                or any(name.lower() in declared for name in names):
+            raise SQLError(ER_NOT_SUPPORTED_YET, "this DECLARE in a trigger body")
+        kind = text(k + 1, default)
+        value = text(default + 1, end) if default < end else "NULL"
+        for name in names:
+            declared[name.lower()] = kind
+            steps.append(Step(value, guard, assigns=((name, kind),)))
+
+    def assign(i: int, end: int, guard: tuple[tuple[int, int], ...]) -> None:
+        """SET local = expr [, local = expr] ... (tokens[i:end]): a step each, in order."""
+        k = i + 1
+        while k < end:
+            name = local(k)
+            if name is None or k + 1 >= end or tokens[k + 1].text not in ("=", ":="):
+                raise SQLError(ER_NOT_SUPPORTED_YET, "SET of a variable in a trigger")
+            stop, depth = k + 2, 0
+            while stop < end and not (depth == 0 and tokens[stop].text == ","):
+                depth += (tokens[stop].text == "(") - (tokens[stop].text == ")")
+                stop += 1
+            steps.append(Step(text(k + 2, stop), guard, assigns=((name, declared[name]),)))
+            k = stop + 1
+
+    def fetch(i: int, end: int, guard: tuple[tuple[int, int], ...]) -> bool:
+        """SELECT ... INTO local [, local] ... (tokens[i:end]) as a step; False: no such INTO."""
+        depth, into = 0, None
+        for k in range(i, end):
+            depth += (tokens[k].text == "(") - (tokens[k].text == ")")
+            if depth == 0 and tokens[k].is_word("INTO"):
+                into = k
+        if into is None or local(into + 1) is None:
+            return False
+        k, names = into + 1, [local(into + 1)]
+        while k + 2 < end and tokens[k + 1].text == ",":
+            k += 2
+            names.append(local(k))
+        if None in names:
+            raise SQLError(ER_NOT_SUPPORTED_YET, "SELECT ... INTO other than local variables in a trigger")
+        select = text(i, into) + (" " + text(k + 1, end) if k + 1 < end else "")
+        steps.append(Step(select, guard, assigns=tuple((name, declared[name]) for name in names), fetch=True))
+        return True
 
     def until(i: int, stops: tuple[str, ...]) -> int:  # the first of `stops` outside parentheses and CASE
         depth = 0
@@ -226,6 +307,31 @@ def body_steps(body: str) -> list[Step]:
                 depth -= 1
             i += 1
         raise syntax_error("")
+
+    def case(i: int, guard: tuple[tuple[int, int], ...]) -> int:
+        """CASE [value] WHEN ... THEN ... [WHEN ...] [ELSE ...] END CASE at tokens[i]: an IF
+        whose conditions are the WHENs (`(value) = (when)` for a simple CASE), its ELSE branch
+        without one MariaDB's 1339, as a SIGNAL of it; the index after END CASE."""
+        ifs[0] += 1
+        number, conditions = ifs[0], []
+        at = len(steps)
+        steps.append(Step())
+        when = until(i + 1, ("WHEN",))
+        value = text(i + 1, when) if when > i + 1 else ""
+        i = when
+        while tokens[i].is_word("WHEN"):
+            then = until(i + 1, ("THEN",))
+            conditions.append(f"({value}) = ({text(i + 1, then)})" if value else text(i + 1, then))
+            i = block(then + 1, (*guard, (number, len(conditions))), ("WHEN", "ELSE", "END"))
+        otherwise = (*guard, (number, len(conditions) + 1))
+        if tokens[i].is_word("ELSE"):
+            i = block(i + 1, otherwise, ("END",))
+        else:
+            steps.append(Step(_CASE_NOT_FOUND, otherwise))
+        if not conditions or not (i + 1 < len(tokens) and tokens[i + 1].is_word("CASE")):
+            raise syntax_error(tokens[i].text)
+        steps[at] = Step(guard=guard, choice=number, conditions=tuple(conditions))
+        return i + 2
 
     def block(i: int, guard: tuple[tuple[int, int], ...], ends: tuple[str, ...]) -> int:
         while not tokens[i].is_word(*ends):
@@ -251,12 +357,19 @@ def body_steps(body: str) -> list[Step]:
                     raise syntax_error(tokens[i].text)
                 steps[at] = Step(guard=guard, choice=number, conditions=tuple(conditions))
                 i += 2
-            elif tok.is_word("DECLARE", "WHILE", "LOOP", "REPEAT", "CASE", "LEAVE", "ITERATE") or (
+            elif tok.is_word("CASE"):
+                i = case(i, guard)
+            elif tok.is_word("WHILE", "LOOP", "REPEAT", "LEAVE", "ITERATE") or (
                     i + 1 < len(tokens) and tokens[i + 1].text == ":"):
-                raise SQLError(ER_NOT_SUPPORTED_YET, "DECLARE, loops, CASE statements or labels in a trigger body")
+                raise SQLError(ER_NOT_SUPPORTED_YET, "loops or labels in a trigger body")
             else:
                 end = until(i, (";", *ends))
-                steps.append(Step(text(i, end), guard))
+                if tok.is_word("DECLARE"):
+                    declare(i, end, guard)
+                elif tok.is_word("SET") and i + 1 < end and local(i + 1) is not None:
+                    assign(i, end, guard)
+                elif not (tok.is_word("SELECT") and fetch(i, end, guard)):
+                    steps.append(Step(text(i, end), guard))
                 i = end
             if i >= len(tokens):
                 raise syntax_error("")
@@ -265,6 +378,11 @@ def body_steps(body: str) -> list[Step]:
     if block(1, (), ("END",)) != len(tokens) - 1:
         raise syntax_error(tokens[-1].text)
     return steps
+
+
+# a CASE statement's ELSE where it has none: MariaDB's 1339 when no WHEN holds
+_CASE_NOT_FOUND = (f"SIGNAL SQLSTATE '{ER_SP_CASE_NOT_FOUND.sqlstate}' SET MYSQL_ERRNO = {ER_SP_CASE_NOT_FOUND.code}, "
+                   f"MESSAGE_TEXT = '{ER_SP_CASE_NOT_FOUND.template}'")
 
 
 def split_body(body: str) -> list[str]:
@@ -372,16 +490,29 @@ def assignments(statement: str) -> list[tuple[str, str]] | None:
     return out
 
 
-def _row_markers(statement: str, table: Table, stored_new: bool = False) -> tuple[str, list[object], dict[int, str]]:
+def _row_markers(statement: str, table: Table, stored_new: bool = False,
+                 names: dict[str, tuple[str, str]] | None = None) -> tuple[str, list[object], dict[int, str]]:
     """The statement's shape with each NEW.col / OLD.col a literal of the column's kind (an
     integer column's 0, else ''), its literals, and the SQLite text of each marker literal
-    (`stored_new`: NEW.col read from the row as stored, which BEFORE triggers' SETs changed)."""
+    (`stored_new`: NEW.col read from the row as stored, which BEFORE triggers' SETs changed);
+    `names`: the body's local variables (lower name -> (`__trg_var`'s key, type)), each a marker
+    of its type's kind too."""
     shape, literals = extract(statement)
     tokens = tokenize(shape)
     out, params, markers = [], [], {}
+    columns = routines.named_columns(tokens) if names else set()
     at = k = 0
     while k < len(tokens):
         tok = tokens[k]
+        found = names.get(tok.text.strip("`").lower()) if names and tok.kind in ("word", "ident") else None
+        if found is not None and k not in columns and (k == 0 or tokens[k - 1].text != ".") and not (
+                k + 1 < len(tokens) and tokens[k + 1].text in (".", "(")):
+            out.append(shape[at:tok.start] + "?")
+            markers[len(params)] = f"__trg_var({sql_literal(found[0])})"
+            params.append(0 if _numeric(found[1]) else "")
+            at = tok.end
+            k += 1
+            continue
         if (tok.is_word("NEW", "OLD") and k + 2 < len(tokens) and tokens[k + 1].text == "."
                 and (k == 0 or tokens[k - 1].text != ".")):
             column = table.column(tokens[k + 2].text.strip("`"))
@@ -402,16 +533,22 @@ def _row_markers(statement: str, table: Table, stored_new: bool = False) -> tupl
     return "".join(out), params, markers
 
 
+def _numeric(type_text: str) -> bool:
+    """Whether a declared type holds numbers."""
+    return type_text.split("(")[0].split()[0].lower() in INT_TYPES | REAL_TYPES | NUMERIC_TYPES
+
+
 _REFUSED_PLAN = ("into_vars", "multi", "returning", "user_vars", "sysvars", "uses_last_id", "sets_last_id",
                  "uses_rand", "uses_fraction", "ignore", "auto_select_slot", "auto_selected_at", "ids_returned",
                  "row_order")  # (an UPDATE ... ORDER BY: a row at a time by the writer)
 
 
 def statement_sql(statement: str, trigger: Trigger, table: Table, plan_of: Callable[[str, list], Plan],
-                  stored_new: bool = False) -> tuple[str, tuple[str, str]]:
+                  stored_new: bool = False, names: dict[str, tuple[str, str]] | None = None
+                  ) -> tuple[str, tuple[str, str]]:
     """One body statement as SQLite text for a trigger in the table's file, and the table it
     writes (schema, name). 1235 for what a SQLite trigger cannot run as the writer would."""
-    shape, params, markers = _row_markers(statement, table, stored_new)
+    shape, params, markers = _row_markers(statement, table, stored_new, names)
     plan = plan_of(shape, params)
     if plan.kind != "write" or plan.target is None:
         raise SQLError(ER_NOT_SUPPORTED_YET, "a trigger statement other than INSERT, REPLACE, UPDATE or DELETE")
@@ -421,6 +558,8 @@ def statement_sql(statement: str, trigger: Trigger, table: Table, plan_of: Calla
         raise SQLError(ER_NOT_SUPPORTED_YET, "this statement in a trigger")
     texts = literal_texts(shape)
     sql = _inline(plan.sql, [_arg_sql(source, params, markers, texts) for source in plan.args])
+    if plan.upsert:  # (its rows are not the firing statement's to count: `mysql_upsert_mark`'s)
+        sql = sql.replace("mysql_upsert_mark(", "__trg_unmarked(")
     return sql.replace(quote_ident(trigger.schema) + ".", ""), plan.target
 
 
@@ -437,7 +576,7 @@ def _arg_sql(source, params: list[object], markers: dict[int, str], texts: list[
     if type(source) is str and source in _TIME_SOURCES:
         return f"__trg_time({_TIME_SOURCES[source]})"
     kind = source[0] if type(source) is tuple else None
-    if kind in (STORE, "bytes", TYPED, FIXEDBIN, NUMBER_TEXT) and source[1] in markers:
+    if kind in (STORE, "bytes", TYPED, FIXEDBIN) and source[1] in markers:
         return markers[source[1]]
     if kind == STORE:
         return _sqlite_literal(values.stored_literal(source, params, texts))
@@ -447,8 +586,6 @@ def _arg_sql(source, params: list[object], markers: dict[int, str], texts: list[
         return _sqlite_literal(values.typed_literal(source[2], params[source[1]]))
     if kind == FIXEDBIN:
         return _sqlite_literal(fixedbin.bound(source[2], params[source[1]], None))
-    if kind == NUMBER_TEXT:
-        return _sqlite_literal(params[source[1]])
     if kind == "const":
         return _sqlite_literal(source[1])
     raise SQLError(ER_NOT_SUPPORTED_YET, "this expression in a trigger")
@@ -491,22 +628,62 @@ _CROSSING = frozenset({ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG.code, ER_NO_SUCH_T
                        ER_NOT_SUPPORTED_YET.code})  # the codes crossing as `<code>|<message>`
 
 
+def _select_sql(statement: str, trigger: Trigger, table: Table, plan_of: Callable[[str, list], Plan],
+                stored_new: bool, names: dict[str, tuple[str, str]],
+                wrapped: Callable[[str], str] | None = None) -> str:
+    """A SELECT of the body (an IF's condition, a local's value) as SQLite text for a trigger in
+    the table's file (1235 for what it cannot run as the writer would); `wrapped`: the SELECT
+    made of the statement's shape (an expression's, its markers read first)."""
+    shape, params, markers = _row_markers(statement, table, stored_new, names)
+    if wrapped is not None:
+        shape = wrapped(shape)
+    plan = plan_of(shape, params)
+    if plan.kind != "select" or any(getattr(plan, name) for name in _REFUSED_PLAN):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "this expression in a trigger")
+    texts = literal_texts(shape)
+    sql = _inline(plan.sql, [_arg_sql(source, params, markers, texts) for source in plan.args])
+    return sql.replace(quote_ident(trigger.schema) + ".", "")
+
+
 def _choice_sql(step: Step, trigger: Trigger, table: Table, plan_of: Callable[[str, list], Plan],
-                stored_new: bool, guard: str) -> str:
+                stored_new: bool, guard: str, names: dict[str, tuple[str, str]]) -> str:
     """An IF's choice of branch for the row, kept by `__trg_branch` for its statements' guards
     (its conditions read once, as MariaDB's IF reads them, however its branch changes NEW)."""
     whens = []
     for n, condition in enumerate(step.conditions, 1):
-        shape, params, markers = _row_markers(f"SELECT 1 FROM DUAL WHERE {condition}", table, stored_new)
-        plan = plan_of(shape, params)
-        if plan.kind != "select" or any(getattr(plan, name) for name in _REFUSED_PLAN):
-            raise SQLError(ER_NOT_SUPPORTED_YET, "this IF condition in a trigger")
-        texts = literal_texts(shape)
-        sql = _inline(plan.sql, [_arg_sql(source, params, markers, texts) for source in plan.args])
-        whens.append(f"WHEN EXISTS ({sql.replace(quote_ident(trigger.schema) + '.', '')}) THEN {n}")
+        sql = _select_sql(f"SELECT 1 FROM DUAL WHERE {condition}", trigger, table, plan_of, stored_new, names)
+        whens.append(f"WHEN EXISTS ({sql}) THEN {n}")
     name = sql_literal(f"{trigger.name.lower()}:{step.choice}")
     return (f"SELECT __trg_branch({name}, CASE {' '.join(whens)} ELSE {len(whens) + 1} END)"
             f"{' WHERE ' + guard if guard else ''};")
+
+
+def _local_sql(step: Step, trigger: Trigger, table: Table, plan_of: Callable[[str, list], Plan],
+               stored_new: bool, guard: str, names: dict[str, tuple[str, str]]) -> list[str]:
+    """A step that assigns locals (`Step.assigns`), each kept by `__trg_var` as a variable of its
+    declared type holds it (`routines.stored_as`: MariaDB's strict errors); SELECT ... INTO's
+    one row (1172 for more; none keeps them), then each value as its type holds it."""
+    where = f" WHERE {guard}" if guard else ""
+    out, values_of = [], [(step.assigns[0][0], step.statement)]
+    if step.fetch:
+        sql = _select_sql(step.statement, trigger, table, plan_of, stored_new, names)
+        out.append(_raise_sql(SQLError(ER_TOO_MANY_ROWS), f"(SELECT COUNT(*) FROM ({sql})) > 1"
+                              + (f" AND {guard}" if guard else "")))
+        # (the UNION's first SELECT names the row's columns)
+        named = ", ".join(f"NULL AS __v{n}" for n in range(len(step.assigns)))
+        kept = ", ".join(f"__trg_var({sql_literal(names[name.lower()][0])}, __v{n})"
+                         for n, (name, _) in enumerate(step.assigns))
+        out.append(f"SELECT {kept} FROM (SELECT {named} WHERE 0 UNION ALL SELECT * FROM ({sql})){where};")
+        values_of = [(name, name) for name, _ in step.assigns]
+    for name, expression in values_of:
+        key, declared = names[name.lower()]
+
+        def stored(shape: str, name: str = name, declared: str = declared) -> str:
+            return f"SELECT {routines.stored_as(f'({shape})', name, declared)} FROM DUAL"
+
+        sql = _select_sql(expression, trigger, table, plan_of, stored_new, names, stored)
+        out.append(f"SELECT __trg_var({sql_literal(key)}, ({sql})){where};")
+    return out
 
 
 def install_sql(schema: str, triggers: Iterable[Trigger], table_of: Callable[[str], Table | None],
@@ -538,46 +715,98 @@ def install_sql(schema: str, triggers: Iterable[Trigger], table_of: Callable[[st
             def planned(shape: str, params: list) -> Plan:
                 return plan_of(shape, schema, params)
 
-            for step in body_steps(trigger.body):
+            steps = body_steps(trigger.body)
+            names = {name.lower(): (f"{schema}.{trigger.name}:{name}".lower(), declared)
+                     for step in steps for name, declared in step.assigns}
+            for step in steps:
                 statement = step.statement
                 guard = " AND ".join(f"__trg_branch({sql_literal(f'{trigger.name.lower()}:{n}')}) = {branch}"
                                      for n, branch in step.guard)
                 pairs = assignments(statement) if trigger.timing == "BEFORE" else None
                 try:
                     if step.choice:
-                        bodies[key].append(_choice_sql(step, trigger, table, planned, stored_new, guard))
+                        bodies[key].append(_choice_sql(step, trigger, table, planned, stored_new, guard, names))
+                        continue
+                    if step.assigns:
+                        bodies[key].extend(_local_sql(step, trigger, table, planned, stored_new, guard, names))
                         continue
                     if (signal := signal_error(statement)) is not None:
                         bodies[key].append(_raise_sql(signal, guard))
                         continue
                     if pairs is not None:
-                        bodies[key].extend(_assignment_sql(pairs, trigger, table, planned, guard))
+                        bodies[key].extend(_assignment_sql(pairs, trigger, table, planned, guard, names))
                         continue
-                    if guard:
-                        raise SQLError(ER_NOT_SUPPORTED_YET, "a statement other than SET NEW.col or SIGNAL in IF "
-                                                             "in a trigger")
-                    text, target = statement_sql(statement, trigger, table, planned, stored_new)
+                    text, target = statement_sql(statement, trigger, table, planned, stored_new, names)
+                    text = _guarded(text, guard) if guard else text
                 except SQLError as exc:
                     if trigger.name.lower() in made and exc.code not in _LATE_ERRORS:
                         raise
                     bodies[key].append(_raise_sql(exc))
                     continue
+                if target[1].lower() == key[0]:  # (its own table: MariaDB's 1442 when it runs)
+                    bodies[key].append(_raise_sql(SQLError(ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, target[1]), guard))
+                    continue
                 # (a table the firing statement reads: 1442 when this writes it)
                 bodies[key].append(_raise_sql(SQLError(ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, target[1]))[:-1]
-                                   + f" WHERE __trg_used({sql_literal(target[1].lower())});")
+                                   + f" WHERE __trg_used({sql_literal(target[1].lower())})"
+                                   + (f" AND {guard};" if guard else ";"))
                 bodies[key].append(text + ";")
                 writes[key].add(target[1].lower())
     for n, (key, statements) in enumerate(sorted(bodies.items())):
         table = table_of(key[0])
-        if key[0] in writes[key] or any(key[0] in _written_from(target, writes) for target in writes[key]):
+        if any(key[0] in _written_from(target, writes) for target in writes[key]):
             statements = [_raise_sql(SQLError(ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG, table.name))]
         sql.append(f"CREATE TRIGGER {quote_ident(schema)}.{quote_ident(f'{_SQLITE_PREFIX}{n}')} {key[1]} {key[2]} "
                    f"ON {quote_ident(table.name)} FOR EACH ROW WHEN __trg_on() BEGIN {' '.join(statements)} END")
     return sql
 
 
+def _top_words(sql: str) -> list[tuple[int, str]]:
+    """SQLite text's words outside quotes and parentheses (upper case), with their offsets."""
+    out: list[tuple[int, str]] = []
+    depth = k = 0
+    while k < len(sql):
+        ch = sql[k]
+        if ch in "'\"`[":
+            k = sql.index("]" if ch == "[" else ch, k + 1) + 1  # (a doubled quote: a string after it)
+            continue
+        depth += (ch == "(") - (ch == ")")
+        if ch.isalpha() or ch == "_":
+            end = k
+            while end < len(sql) and (sql[end].isalnum() or sql[end] in "_$"):
+                end += 1
+            if depth == 0:
+                out.append((k, sql[k:end].upper()))
+            k = end
+            continue
+        k += 1
+    return out
+
+
+def _guarded(sql: str, guard: str) -> str:
+    """A body's write (SQLite text) that writes only where `guard` holds, as a statement inside
+    an IF or CASE branch runs only when that branch is taken: an INSERT's rows selected WHERE
+    it holds (ahead of its ON CONFLICT), an UPDATE's or DELETE's WHERE joined to it by AND."""
+    words = _top_words(sql)
+    if words[0][1] in ("INSERT", "REPLACE"):
+        at = next((n for n, (_, word) in enumerate(words) if word in ("VALUES", "SELECT")), None)
+        if at is None or words[at - 1][1] == "DEFAULT":
+            raise SQLError(ER_NOT_SUPPORTED_YET, "this statement in a trigger's IF or CASE")
+        source = words[at][0]
+        end = next((start for n, (start, word) in enumerate(words) if n > at and word == "ON"
+                    and n + 1 < len(words) and words[n + 1][1] == "CONFLICT"), len(sql))
+        return f"{sql[:source]}SELECT * FROM ({sql[source:end].rstrip()}) WHERE {guard} {sql[end:]}".rstrip()
+    if any(word in ("ORDER", "LIMIT", "RETURNING") for _, word in words):
+        raise SQLError(ER_NOT_SUPPORTED_YET, "this statement in a trigger's IF or CASE")
+    where = next((start for start, word in words if word == "WHERE"), None)
+    if where is None:
+        return f"{sql} WHERE {guard}"
+    return f"{sql[:where]}WHERE ({sql[where + len('WHERE'):].strip()}) AND {guard}"
+
+
 def _assignment_sql(pairs: list[tuple[str, str]], trigger: Trigger, table: Table,
-                    plan_of: Callable[[str, list], Plan], guard: str = "") -> list[str]:
+                    plan_of: Callable[[str, list], Plan], guard: str = "",
+                    names: dict[str, tuple[str, str]] | None = None) -> list[str]:
     """A BEFORE trigger's `SET NEW.col = expr, ...` run after its row is written: each an UPDATE
     of that row, one after the other (a later one reads what an earlier one stored), stored as
     the column stores a write's value (strict mode's errors, conversions), with the table's
@@ -588,7 +817,7 @@ def _assignment_sql(pairs: list[tuple[str, str]], trigger: Trigger, table: Table
         kept = "".join(f", {mysql_ident(c.name)} = {mysql_ident(c.name)}" for c in table.columns
                        if c.on_update_now and c.name.lower() != column.lower())
         text, _ = statement_sql(f"UPDATE {mysql_ident(table.name)} SET {mysql_ident(column)} = {expression}{kept}",
-                                trigger, table, plan_of, stored_new=True)
+                                trigger, table, plan_of, stored_new=True, names=names)
         head = f"UPDATE {quote_ident(table.name)} SET {quote_ident(table.column(column).name)} = "
         if text.startswith(head + "mysql_store(("):
             text = head + "mysql_store_assigned" + text[len(head) + len("mysql_store"):]

@@ -1091,6 +1091,7 @@ class _Statement:
     no_auto_value_on_zero: bool = False
     sql_mode: int | None = None
     microseconds: int | None = None
+    thread_id: None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -1162,6 +1163,7 @@ def _logged(statement: tuple[Any, ...], ddl: bool) -> LoggedStatement:
         db, sql, int(time.time()) if timestamp is None else timestamp, context.insert_id,
         context.last_insert_id, ddl, context.rand_seed, tuple(context.user_vars.items()),
         context.foreign_key_checks, context.no_auto_value_on_zero, context.sql_mode, context.microseconds,
+        context.thread_id,
     )
 
 

@@ -6,7 +6,9 @@ Contract
   `BinlogWriter.append`: the transaction's GTID event (MariaDB's layout, see below), or QUERY
   `BEGIN` when it has no GTID; per statement INTVAR LAST_INSERT_ID and INTVAR INSERT_ID
   when the statement used or generated one, RAND when it used RAND(), USER_VAR for each @variable
-  it read, then the QUERY (its db, its timestamp, so NOW() replicates); then XID (MySQL's order). A DDL statement is one QUERY and nothing else.
+  it read, then the QUERY (its db, its timestamp, so NOW() replicates); then XID (MySQL's order),
+  or QUERY `ROLLBACK` for a rolled-back transaction binlogged for what it did to temporary
+  tables (its last statement `ROLLBACK`: engine/temporary.py). A DDL statement is one QUERY and nothing else.
 - A GTID (MariaDB 10.11's Gtid_log_event, as its binlog shows) replaces the BEGIN QUERY: flags2
   FL_TRANSACTIONAL | FL_ALLOW_PARALLEL for a DML transaction (our engine is transactional; XID
   at its end), FL_STANDALONE | FL_ALLOW_PARALLEL | FL_DDL before a lone DDL or user statement
@@ -113,8 +115,31 @@ def query_event(sql: str, db: str | None, timestamp: int, thread_id: int, fk_che
     return (TYPE_QUERY, query_body(thread_id, db or "", sql, status), timestamp, 0)
 
 
+# a statement's QUERY body up to its text (the fixed part, the status variables, the database
+# name) by what decides it: the thread id, the database and the status variables' session state;
+# the same bytes for every statement a session runs in one database under one sql_mode (a
+# statement that read its time's microseconds carries them: built whole). Cleared when it holds
+# _QUERY_HEADS_KEPT (connections come and go with their thread ids).
+_QUERY_HEADS: dict[tuple[int, str | None, bool, bool, int | None], bytes] = {}
+_QUERY_HEADS_KEPT = 256
+
+
 def statement_query(stmt: Any, thread_id: int, timestamp: int) -> EventSpec:
-    """The QUERY event of an engine `LoggedStatement` (with what its session ran it under)."""
+    """The QUERY event of an engine `LoggedStatement` (with what its session ran it under):
+    `query_event`'s, its body the kept head (`_QUERY_HEADS`) and the text."""
+    if stmt.microseconds is None:
+        key = (thread_id, stmt.db, stmt.foreign_key_checks, stmt.no_auto_value_on_zero, stmt.sql_mode)
+        head = _QUERY_HEADS.get(key)
+        if head is None:
+            if len(_QUERY_HEADS) >= _QUERY_HEADS_KEPT:
+                _QUERY_HEADS.clear()
+            # (`query_body` of an empty text: the body's bytes before the text)
+            head = _QUERY_HEADS[key] = query_event("", stmt.db, timestamp, thread_id, stmt.foreign_key_checks,
+                                                   stmt.no_auto_value_on_zero, stmt.sql_mode)[1]
+        try:
+            return (TYPE_QUERY, head + stmt.sql.encode("utf-8", "surrogateescape"), timestamp, 0)
+        except UnicodeEncodeError:
+            pass  # (`query_body` refuses it: below)
     return query_event(stmt.sql, stmt.db, timestamp, thread_id, stmt.foreign_key_checks,
                        stmt.no_auto_value_on_zero, stmt.sql_mode, stmt.microseconds)
 
@@ -141,6 +166,9 @@ def user_var(name: str, value: object) -> UserVar:
 
 
 GTID_FLAGS_TRANSACTION = FL_TRANSACTIONAL | FL_ALLOW_PARALLEL
+# the last statement of a transaction binlogged although rolled back (a temporary table it made
+# or dropped stays: `engine.session.Session._ddl_kept`), written as its own QUERY in place of XID
+ROLLBACK = "ROLLBACK"
 GTID_FLAGS_STANDALONE = FL_STANDALONE | FL_ALLOW_PARALLEL | FL_DDL
 
 
@@ -154,8 +182,12 @@ def transaction_events(
     statements: Sequence[Any], *, xid: int, thread_id: int, gtid: Gtid | None = None
 ) -> list[EventSpec]:
     """The events of one binlog transaction (statements are engine `LoggedStatement`s), started
-    by `gtid`'s GTID event (None: by BEGIN, a binlog without GTIDs)."""
+    by `gtid`'s GTID event (None: by BEGIN, a binlog without GTIDs). A replicated transaction's
+    events carry its origin's thread id (`LoggedStatement.thread_id`), as MariaDB's replica
+    writes them with log_slave_updates, so that its replicas keep temporary tables by it."""
     first = statements[0]
+    if first.thread_id is not None:
+        thread_id = first.thread_id
     if first.is_ddl:
         query = statement_query(first, thread_id, first.timestamp)
         if gtid is None:
@@ -165,7 +197,9 @@ def transaction_events(
         events = [query_event("BEGIN", first.db, first.timestamp, thread_id)]
     else:
         events = [gtid_event(gtid, GTID_FLAGS_TRANSACTION, first.timestamp)]
-    for stmt in statements:
+    last = statements[-1]
+    rolled_back = last.sql == ROLLBACK
+    for stmt in statements[:-1] if rolled_back else statements:
         ts = stmt.timestamp
         if stmt.last_insert_id is not None:
             events.append((TYPE_INTVAR, intvar_body(INTVAR_LAST_INSERT_ID, stmt.last_insert_id), ts, 0))
@@ -177,5 +211,8 @@ def transaction_events(
         for name, value in stmt.user_vars:
             events.append((EventType.USER_VAR_EVENT, user_var(name, value).encode(), ts, 0))
         events.append(statement_query(stmt, thread_id, ts))
-    events.append((TYPE_XID, xid_body(xid), statements[-1].timestamp, 0))
+    if rolled_back:
+        events.append(query_event(ROLLBACK, None, last.timestamp, thread_id))
+    else:
+        events.append((TYPE_XID, xid_body(xid), last.timestamp, 0))
     return events

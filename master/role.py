@@ -402,11 +402,14 @@ class MasterRole(Role):
         return None
 
     async def _rollback(self, session: Any, sql: str) -> Any:
-        """ROLLBACK runs on the engine as usual; then the `after_rollback` hook (WL#4398); with
-        RELEASE the session ends after its answer."""
+        """ROLLBACK runs on the engine as usual, binlogged through the group commit when it must
+        be (a temporary table it made or dropped stays: engine/temporary.py); then the
+        `after_rollback` hook (WL#4398); with RELEASE the session ends after its answer."""
         es = session.engine_session
         had_transaction = es.in_transaction
         result = await es.execute(sql)
+        if result.committed is not None:
+            await self._committed(session, result.committed)
         transaction = self.interface.transaction
         if transaction and had_transaction:
             transaction.after_rollback(TransParam(session.connection_id, self.server_id, None, session.set_state))
@@ -419,11 +422,15 @@ class MasterRole(Role):
         if es is not None and es.in_transaction:
             result = await es.execute("COMMIT")
             if result.committed is not None:
-                # queued before anything else runs (the writer lock is free now): not in a task
-                # of its own; the session's `committing` keeps it from being cancelled
-                step = self.commit(session, result.committed)
-                committing = getattr(session, "committing", None)
-                await (committing(step) if committing is not None else asyncio.shield(step))
+                await self._committed(session, result.committed)
+
+    async def _committed(self, session: Any, committed: Any) -> None:
+        """`committed` through the group commit, queued before anything else runs (the writer
+        lock is free now): not in a task of its own; the session's `committing` keeps it from
+        being cancelled."""
+        step = self.commit(session, committed)
+        committing = getattr(session, "committing", None)
+        await (committing(step) if committing is not None else asyncio.shield(step))
 
     async def _show(self, session: Any, t: Tokens) -> Any:
         what = t.next().upper

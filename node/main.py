@@ -122,6 +122,7 @@ class NodeDaemon:
     # -- startup --------------------------------------------------------------------------------
 
     async def start(self) -> None:
+        from engine.connections import DatadirInUse
         from engine.core import Engine
 
         cfg = self.config
@@ -129,7 +130,11 @@ class NodeDaemon:
         secure_datadir(datadir)  # before any file in it is opened: 0700, files 0600
         # NORMAL: the group commit skips the engine's fsync of a group its binlog fsynced
         # (the temporary tables a crash left: what recovery's replay may use, dropped by it)
-        self.engine = await Engine.open(datadir / "db", synchronous="NORMAL", keep_left_temporary=True)
+        try:
+            self.engine = await Engine.open(datadir / "db", synchronous="NORMAL", keep_left_temporary=True)
+        except DatadirInUse as exc:
+            log.critical("%s", exc)
+            raise SystemExit(1) from None
         try:
             await recover(  # logs what it did
                 self.engine, datadir, cfg.log_bin, truncate_uncommitted=cfg.init_rpl_role == InitRplRole.SLAVE,

@@ -38,7 +38,7 @@ id `seq` modulo 256 and wrapping; the packets joined and the next sequence id ar
 Anything else (another container, an item of another type, a payload to be split in chunks)
 makes it return None, and the Python path frames them all. Layout: protocol/packets.py.
 
-    answer(head, rows, kinds, closing, seq) -> bytes | None
+    answer(kinds, head, rows, closing, seq) -> bytes | None
 
 A binary result set's bytes after its column block in one pass, the compiled twin of
 protocol.binary.BinaryRowEncoder.answer's Python path (`head` + frame(encode(rows, kinds) +
@@ -46,7 +46,8 @@ protocol.binary.BinaryRowEncoder.answer's Python path (`head` + frame(encode(row
 (exact bytes, copied as they are), then each row as `encode` encodes it, framed as one packet
 from sequence id `seq` modulo 256 (wrapping), then the payload `closing` (exact bytes) framed
 as the next. Where `encode` declines, or a row's or `closing`'s payload is MAX_PAYLOAD bytes or
-more, None (nothing kept): the Python path then answers.
+more, None (nothing kept): the Python path then answers. `kinds` (`encode`'s) comes first so that
+an encoder binds it once (`functools.partial`: `BinaryRowEncoder.native_answer`).
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -352,7 +353,7 @@ static PyObject *answer(PyObject *self, PyObject *args)
     const char *head, *kinds, *closing;
     Py_ssize_t nhead, ncols, nclosing;
     int seq;
-    if (!PyArg_ParseTuple(args, "y#Oy#y#i", &head, &nhead, &rows, &kinds, &ncols, &closing, &nclosing, &seq))
+    if (!PyArg_ParseTuple(args, "y#y#Oy#i", &kinds, &ncols, &head, &nhead, &rows, &closing, &nclosing, &seq))
         return NULL;
     if ((!PyList_CheckExact(rows) && !PyTuple_CheckExact(rows)) || nclosing >= MAX_PAYLOAD)
         Py_RETURN_NONE;
@@ -405,7 +406,7 @@ static PyMethodDef methods[] = {
     {"encode", encode, METH_VARARGS, "encode(rows, kinds) -> list[bytes] | None"},
     {"encode_text", encode_text, METH_VARARGS, "encode_text(rows, columns) -> list[bytes] | None"},
     {"frame", frame, METH_VARARGS, "frame(payloads, seq) -> tuple[bytes, int] | None"},
-    {"answer", answer, METH_VARARGS, "answer(head, rows, kinds, closing, seq) -> bytes | None"},
+    {"answer", answer, METH_VARARGS, "answer(kinds, head, rows, closing, seq) -> bytes | None"},
     {NULL, NULL, 0, NULL},
 };
 

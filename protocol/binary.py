@@ -597,6 +597,68 @@ class IntParams:
         return self._values.unpack_from(payload, self._execute_values)
 
 
+class ParamsLayout:
+    """The layout of a COM_STMT_EXECUTE parameter block `decode_execute_params` read: every
+    parameter non-NULL, an integer of a fixed-size type or the bytes of a string type (each
+    shorter than 251 bytes: its length in one byte), the types sent with the block or not, as
+    that block had them. `read` gives the values of a block laid out the same way (byte for byte
+    up to the values, its strings of any such length), as `decode_execute_params` would read them
+    with the same bound types, or None for any other block. (`IntParams`: integers only, in one
+    step, and a kept read's whole command.)"""
+
+    __slots__ = ("_prefix", "_at", "_steps")
+
+    def __init__(self, prefix: bytes, steps: tuple[struct.Struct | None, ...]) -> None:
+        self._prefix = prefix
+        self._at = len(prefix)
+        self._steps = steps  # a run of integers read at once, or None: a string
+
+    @classmethod
+    def of(cls, block: bytes, count: int, types: Sequence[ParamType]) -> ParamsLayout | None:
+        """The layout of `block`, which `decode_execute_params` read as `types`, when it is one."""
+        nbytes = (count + 7) // 8
+        if count == 0 or len(block) <= nbytes or any(block[:nbytes]):
+            return None
+        steps: list[struct.Struct | None] = []
+        codes = ""
+        for ptype in types:
+            pair = _FIXED_INTS.get(ptype.type)
+            if pair is not None:
+                codes += pair[ptype.unsigned]
+                continue
+            if ptype.type not in _STRINGS:
+                return None
+            if codes:
+                steps.append(struct.Struct("<" + codes))
+                codes = ""
+            steps.append(None)
+        if codes:
+            steps.append(struct.Struct("<" + codes))
+        prefix = nbytes + 1 + (2 * count if block[nbytes] else 0)
+        layout = cls(bytes(block[:prefix]), tuple(steps))
+        return layout if layout.read(block) is not None else None
+
+    def read(self, block: bytes) -> list[Any] | None:
+        if not block.startswith(self._prefix):
+            return None
+        pos = self._at
+        values: list[Any] = []
+        try:
+            for step in self._steps:
+                if step is None:
+                    n = block[pos]
+                    if n > 250:  # (a NULL marker or a longer length)
+                        return None
+                    pos += 1 + n
+                    values.append(block[pos - n : pos])
+                else:
+                    values += step.unpack_from(block, pos)
+                    pos += step.size
+        except (IndexError, struct.error):
+            return None
+        return values if pos == len(block) else None
+
+
 def encode_param(ptype: ParamType, value: Any) -> bytes:
     """One parameter value as a client sends it (the inverse of the decoder; tests and fuzz)."""
     ints = _INTEGERS.get(ptype.type)
@@ -819,7 +881,7 @@ class BinaryRowEncoder:
     value encoder is chosen once, when the encoder is made; a row then costs one call per value.
     A value its column cannot carry raises `UncarriedValue` (the first such column of the row)."""
 
-    __slots__ = ("_encoders", "_head", "_kinds", "_nbytes", "_null_column", "columns")
+    __slots__ = ("_encoders", "_head", "_kinds", "_nbytes", "_null_column", "columns", "native_answer")
 
     def __init__(self, columns: Sequence[ColumnDefinition]) -> None:
         self.columns = tuple(columns)
@@ -828,6 +890,10 @@ class BinaryRowEncoder:
         kinds = [_native_kind(*t) for t in types]
         # every column of a kind the compiled encoder takes: a list of rows goes through it first
         self._kinds = None if None in kinds else "".join(kinds).encode()  # type: ignore[arg-type]
+        # `answer`'s compiled twin with the kinds bound (None where it has none): its caller
+        # asks `answer` where it declines (`ServerConnection.send_binary_rows`)
+        self.native_answer = (None if self._kinds is None or _native_answer is None
+                              else functools.partial(_native_answer, self._kinds))
         self._nbytes = (len(self.columns) + 9) // 8
         self._head = b"\x00" + bytes(self._nbytes)  # a row without NULLs
         self._null_column = None in self._encoders
@@ -873,9 +939,14 @@ class BinaryRowEncoder:
         answer. Raises what `encode_rows` raises (`UncarriedValue`)."""
         kinds = self._kinds
         if kinds is not None and _native_answer is not None:
-            wire = _native_answer(head, rows, kinds, closing, seq)
+            wire = _native_answer(kinds, head, rows, closing, seq)
             if wire is not None:
                 return wire
+        return self.answer_encoded(head, rows, closing, seq)
+
+    def answer_encoded(self, head: bytes, rows: Sequence[Sequence[Any]], closing: bytes, seq: int) -> bytes:
+        """`answer` through the Python encoders alone: the reference, and the path of an answer
+        the compiled twin declined (`native_answer` returned None)."""
         return head + frame_payloads((*self.encode_rows(rows), closing), seq)[0]
 
     def _encode_nulls(self, values: Sequence[Any]) -> bytes:
@@ -1068,7 +1139,7 @@ class ResultHead:
     `messages.text_row_payloads`; `send_binary_rows` encodes binary rows in the same pass
     (`BinaryRowEncoder.answer`)."""
 
-    __slots__ = ("columns", "encoded_columns", "packets", "_capabilities", "_around")
+    __slots__ = ("columns", "encoded_columns", "packets", "_capabilities", "arounds")
 
     def __init__(self, columns: Sequence[ColumnDefinition], encoded_columns: Sequence[bytes],
                  capabilities: int) -> None:
@@ -1076,7 +1147,7 @@ class ResultHead:
         self.encoded_columns = tuple(encoded_columns)
         self.packets = len(_column_block(self.encoded_columns, capabilities, 0, 0))  # (whatever the status)
         self._capabilities = capabilities
-        self._around: dict[int, tuple[bytes, bytes]] = {}
+        self.arounds: dict[int, tuple[bytes, bytes]] = {}  # `around`'s, by status (read by `send_binary_rows`)
 
     @classmethod
     def of(cls, columns: Sequence[ColumnDefinition], capabilities: int) -> ResultHead:
@@ -1092,9 +1163,9 @@ class ResultHead:
     def around(self, status: int) -> tuple[bytes, bytes]:
         """What goes around the rows for `status`: the column block framed from sequence id 1,
         and the closing packet's payload."""
-        pair = self._around.get(status)
+        pair = self.arounds.get(status)
         if pair is None:
-            pair = self._around[status] = (frame_payloads(self.block(status), 1)[0],
+            pair = self.arounds[status] = (frame_payloads(self.block(status), 1)[0],
                                            _terminator(self._capabilities, status))
         return pair
 
@@ -1127,7 +1198,7 @@ __all__ = [
     "COM_STMT_CLOSE", "COM_STMT_EXECUTE", "COM_STMT_FETCH", "COM_STMT_PREPARE",
     "COM_STMT_RESET", "COM_STMT_SEND_LONG_DATA", "CURSOR_TYPE_READ_ONLY", "EXECUTE_STATEMENT_ID", "STMT_COMMANDS",
     "BinaryResultSet", "BinaryRows", "ComStmtBulkExecute", "ComStmtClose", "ComStmtExecute", "ComStmtFetch",
-    "ComStmtPrepare", "ComStmtReset", "ComStmtSendLongData", "ParamType", "PrepareOK", "ZeroDate",
+    "ComStmtPrepare", "ComStmtReset", "ComStmtSendLongData", "ParamType", "ParamsLayout", "PrepareOK", "ZeroDate",
     "BinaryRowEncoder", "UncarriedValue", "decode_binary_row", "decode_execute_params",
     "Indicator", "decode_bulk_rows", "encode_bulk_rows",
     "decode_stmt_command", "decode_stmt_command_declared", "encode_binary_row",

@@ -775,13 +775,18 @@ class ServerConnection:
 
     def send_binary_rows(self, head: ResultHead, status: int, rows: list[tuple], encoder: BinaryRowEncoder) -> bytes:
         """`send_rows(head, status, encoder.encode_rows(rows))` with the rows encoded and framed
-        in the same pass (`BinaryRowEncoder.answer`). Raises what `encode_rows` raises
-        (`UncarriedValue`), the connection then unchanged."""
+        in the same pass (`BinaryRowEncoder.answer`, its compiled twin asked first without a
+        Python call: `native_answer`). Raises what `encode_rows` raises (`UncarriedValue`), the
+        connection then unchanged."""
         machine = self._machine
         if status & _MORE_RESULTS or self._seq != 1 or machine.state is not S.RESPONDING:
             return self.send_rows(head, status, encoder.encode_rows(rows))  # (`send_rows` frames or refuses those)
-        framed, closing = head.around(status)
-        wire = encoder.answer(framed, rows, closing, head.packets + 1)
+        pair = head.arounds.get(status)
+        framed, closing = head.around(status) if pair is None else pair
+        native = encoder.native_answer
+        wire = None if native is None else native(framed, rows, closing, head.packets + 1)
+        if wire is None:  # (declined: the Python path, not asking the compiled twin again)
+            wire = encoder.answer_encoded(framed, rows, closing, head.packets + 1)
         machine.state = _RESPONSE_SENT  # (`fire(T.SEND_RESPONSE)` from RESPONDING, checked above)
         self._seq = 0
         return wire

@@ -95,6 +95,7 @@ ER_WRONG_TYPE_FOR_VAR = MySQLError(1232, "42000", "Incorrect argument type to va
 ER_NOT_SUPPORTED_YET = MySQLError(1235, "42000", "This version of MariaDB doesn't yet support '%s'")
 ER_WRONG_OBJECT = MySQLError(1347, "HY000", "'%s.%s' is not of type '%s'")
 ER_UNKNOWN_VIEW = MySQLError(4092, "42S02", "Unknown VIEW: '%s'")
+ER_SP_STACK_TRACE = MySQLError(4094, "HY000", "At line %d in %s")
 ER_NON_UPDATABLE_TABLE = MySQLError(1288, "HY000", "The target table %s of the %s is not updatable")
 ER_TOO_BIG_SCALE = MySQLError(1425, "42000", "Too big scale specified for '%s'. Maximum is %s")
 ER_TOO_BIG_PRECISION = MySQLError(1426, "42000", "Too big precision specified for '%s'. Maximum is %s")
@@ -151,6 +152,8 @@ ER_GTID_DUMP_PURGED = MySQLError(
     "required binlog files have been purged.",
 )
 ER_UNKNOWN_SYSTEM_VARIABLE = MySQLError(1193, "HY000", "Unknown system variable '%s'")
+ER_WARNING_NOT_COMPLETE_ROLLBACK = MySQLError(1196, "HY000",
+                                              "Some non-transactional changed tables couldn't be rolled back")
 ER_UNKNOWN_COLLATION = MySQLError(1273, "HY000", "Unknown collation: '%s'")
 ER_UNKNOWN_CHARACTER_SET = MySQLError(1115, "42000", "Unknown character set: '%s'")
 ER_KEY_DOES_NOT_EXISTS = MySQLError(1176, "42000", "Key '%s' doesn't exist in table '%s'")
@@ -379,6 +382,9 @@ class SQLError(Exception):
     before the error (a SET's clamped value ahead of the variable it refused)."""
 
     warnings: tuple[tuple[str, int, str], ...] = ()
+    trace: tuple[tuple[str, int, str], ...] = ()  # notes listed after it (a stored routine's 4094)
+    items: tuple[tuple[str, str], ...] = ()  # the condition items SIGNAL set (CLASS_ORIGIN ...): (name, value)
+    level: str = "Error"  # a stored program's condition: Warning / Note for one a handler took as such
 
     def __init__(self, error: MySQLError, *args: object, message: str | None = None):
         self.error = error

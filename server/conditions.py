@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from engine.routines import CONDITION_STRING_ITEMS
 from protocol.errors import (
     ER_BAD_FIELD_ERROR,
     ER_COND_ITEM_TOO_LONG,
     ER_DUP_SIGNAL_SET,
-    ER_NOT_SUPPORTED_YET,
     ER_RESIGNAL_WITHOUT_ACTIVE_HANDLER,
     ER_SIGNAL_EXCEPTION,
     ER_SIGNAL_NOT_FOUND,
@@ -47,8 +47,7 @@ if TYPE_CHECKING:
     from server.session import ClientSession
 
 # The condition information items in MariaDB's order of evaluation (Diag_condition_item_name)
-STRING_ITEMS = ("CLASS_ORIGIN", "SUBCLASS_ORIGIN", "CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME",
-                "CATALOG_NAME", "SCHEMA_NAME", "TABLE_NAME", "COLUMN_NAME", "CURSOR_NAME")
+STRING_ITEMS = CONDITION_STRING_ITEMS
 ITEMS = (*STRING_ITEMS, "MESSAGE_TEXT", "MYSQL_ERRNO")
 STRING_ITEM_CHARS = 64
 MAX_ERRNO = 65534
@@ -77,6 +76,7 @@ async def signal(session: ClientSession, sql: str, keyword: str) -> Any:
         return OK(warnings=len(session.diagnostics))
     error = SQLError(MySQLError(errno, sqlstate, "%s"), message)
     error.warnings = tuple(warned)
+    error.items = tuple((name, texts[name]) for name in STRING_ITEMS if name in texts)
     raise error
 
 
@@ -86,17 +86,17 @@ async def resignalled(session: ClientSession, sql: str, handled: SQLError) -> SQ
     Sql_cmd_resignal: the handled condition, with a SQLSTATE given that SQLSTATE and its
     class's MYSQL_ERRNO (1643, 1644; its MESSAGE_TEXT kept), then the SET items'; with a
     SQLSTATE, the diagnostics area's conditions kept ahead of it as its warnings, the handled
-    one among them (without, it stands alone).
-    A warning's SQLSTATE (class '01') is 1235 here."""
+    one among them (without, it stands alone). It is a warning (`level` "Warning": the caller
+    adds it to the area, the statement succeeding) where its SQLSTATE is of class '01' (1642) and,
+    without one, of the handled condition's level, as Sql_cmd_resignal's."""
     t = Tokens(sql)
     t.next()
     sqlstate = _condition(t, optional=True)
     values = _items(t)
-    if sqlstate is not None and sqlstate.startswith("01"):
-        raise SQLError(ER_NOT_SUPPORTED_YET, "RESIGNAL of a warning's SQLSTATE")
     warned: list[tuple[str, int, str]] = []
     texts = await _evaluate(session, values, warned)
     errno = handled.code if sqlstate is None else (
+        ER_SIGNAL_WARN if sqlstate.startswith("01") else
         ER_SIGNAL_NOT_FOUND if sqlstate.startswith("02") else ER_SIGNAL_EXCEPTION).code
     kept: list[tuple[str, int, str]] = []
     if sqlstate is not None:  # (the handled condition stays in the area, ahead of the new one)
@@ -106,6 +106,8 @@ async def resignalled(session: ClientSession, sql: str, handled: SQLError) -> SQ
     error = SQLError(MySQLError(texts.get("MYSQL_ERRNO", errno), sqlstate or handled.sqlstate, "%s"),
                      texts.get("MESSAGE_TEXT", handled.message))
     error.warnings = (*kept, *warned)
+    error.items = tuple({**dict(handled.items), **{name: texts[name] for name in STRING_ITEMS if name in texts}}.items())
+    error.level = handled.level if sqlstate is None else "Warning" if sqlstate.startswith("01") else "Error"
     return error
 
 

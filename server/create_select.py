@@ -175,7 +175,8 @@ async def create_select(session: ClientSession, sql: str) -> Any:
     try:
         result = await session.execute(
             f"{verb} INTO {target} ({', '.join(mysql_ident(c) for c in described.columns)}) {select}")
-        if es.in_transaction:  # (autocommit off: a CREATE ... SELECT commits as DDL does)
+        if es.in_transaction and not m.group("temporary"):  # (autocommit off: it commits as DDL does,
+            # but for a temporary table's: engine/temporary.py)
             await session.execute("COMMIT")
     except BaseException:
         with contextlib.suppress(SQLError):

@@ -114,6 +114,13 @@ class ServerStats:
         self.slow_queries = 0  # statements over their session's long_query_time (Slow_queries)
         self.com: Counter[str] = Counter()
 
+    @staticmethod
+    def com_name(keyword: str) -> str | None:
+        """The Com_ counter `count_command(keyword)` moves (None: none), for a caller that counts
+        the same statement's executions itself (a kept prepared read's)."""
+        name = _COM_BY_HEAD.get(keyword)
+        return name if name is not None else _com_name(keyword, "")
+
     def count_command(self, keyword: str, sql: str = "") -> None:
         """Count a statement under its Com_ name (unknown statements are not counted, so
         that clients cannot grow the table); SHOW GLOBAL / SESSION / LOCAL STATUS and

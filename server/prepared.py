@@ -102,6 +102,7 @@ from protocol.binary import (
     ComStmtReset,
     ComStmtSendLongData,
     IntParams,
+    ParamsLayout,
     ParamType,
     PrepareOK,
     ResultHead,
@@ -335,13 +336,15 @@ class KeptRead:
     engine's `PreparedRead`, the statement's head keyword, the kinds of those values (int, str;
     only values of the same kinds read through it), and its answer's column definitions with
     what is sent around its rows on the session's connection (`ResultHead`) and its binary row
-    encoder (None when a column is typed NULL: `carried_rows` decides each time)."""
+    encoder (None when a column is typed NULL: `carried_rows` decides each time); `com`, the Com_
+    counter its executions move (`ServerStats.com_name` of `keyword`), for `kept_answer`'s count."""
 
     read: PreparedRead
     keyword: str
     kinds: tuple[type, ...]
     head: ResultHead
     encoder: BinaryRowEncoder | None
+    com: str | None
 
 
 _SIGNED_MAX = (1 << 63) - 1
@@ -439,6 +442,9 @@ class PreparedStatement:
     # the layout of the last parameter block of plain integers `answer_on_receipt` read, with
     # the bound types it was read with (`_int_values`)
     int_params: tuple[list[ParamType], IntParams | None] | None = None
+    # a write's: the layout of a parameter block `answer_on_receipt` read, with the bound types
+    # it was read with; a block laid out alike is read through it while they stay bound
+    write_params: tuple[list[ParamType], ParamsLayout | None] | None = None
 
     def raise_long_data_error(self) -> None:
         """mysqld reports a COM_STMT_SEND_LONG_DATA's error (which has no answer) at the next
@@ -452,9 +458,12 @@ class PreparedStatement:
     bare: tuple[tuple[int, int, bool], ...] = ()
 
     param_count: int = field(init=False)  # the placeholders: `pieces` less one (an execution reads it)
+    # `pieces` as a %-format with a %s per placeholder (`bind_write` puts the literals in at once)
+    template: str = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.param_count = len(self.pieces) - 1
+        self.template = "%s".join(piece.replace("%", "%%") for piece in self.pieces)
 
     def bind(self, values: list[Any], types: list[ParamType], warnings: list | None = None) -> str:
         """The statement's text with the values as literals; in a SELECT (which is not
@@ -476,8 +485,7 @@ class PreparedStatement:
         or None when one is not plain, read in the same pass (a string parameter as UTF-8 is
         decoded and quoted once; a text one, of a client's character set, is plain when ASCII;
         bytes-like values other than bytes, which a parameter block never gives, are not)."""
-        pieces = self.pieces
-        out = [pieces[0]]
+        texts = []
         plain: list[Any] | None = []
         for i, value in enumerate(values):
             kind = type(value)
@@ -490,23 +498,21 @@ class PreparedStatement:
                     try:
                         value = value.decode("utf-8")
                     except UnicodeDecodeError:
-                        out.append(literal(value, types[i], warnings))  # (X'..')
-                        out.append(pieces[i + 1])
+                        texts.append(literal(value, types[i], warnings))  # (X'..')
                         plain = None
                         continue
                 elif not value.isascii() or types[i].type in _NOT_PLAIN_TEXT:
                     plain = None
-                text = value.translate(_ESCAPE_TABLE)  # (`literal`'s quoting)
-                if plain is not None and (len(text) != len(value) or "@" in value or "/*" in value):
+                text = value.translate(_ESCAPE_TABLE)  # (`literal`'s quoting: longer when it escapes)
+                if plain is not None and (text != value or "@" in value or "/*" in value):
                     plain = None
                 text = "'" + text + "'"
             else:
                 text, plain = literal(value, types[i], warnings), None
             if plain is not None:
                 plain.append(value)
-            out.append(text)
-            out.append(pieces[i + 1])
-        return "".join(out), plain
+            texts.append(text)
+        return self.template % tuple(texts), plain
 
     def bind_text(self, literals: list[str]) -> str:
         """The text with each placeholder replaced by its literal's text."""
@@ -693,11 +699,12 @@ def typed_by_values(result: Any, bare: tuple[tuple[int, int, bool], ...], values
     return replace(result, columns=names, column_types=kinds)
 
 
-def _kept(read: PreparedRead, keyword: str, kinds: tuple[type, ...], result: Any, capabilities: int) -> KeptRead:
+def _kept(read: PreparedRead, keyword: str, kinds: tuple[type, ...], result: Any, capabilities: int,
+          com: str | None) -> KeptRead:
     columns = result_columns(result)
     null_typed = any(col.type == FieldType.NULL for col in columns)
     return KeptRead(read, keyword, kinds, ResultHead.of(columns, capabilities),
-                    None if null_typed else BinaryRowEncoder(columns))
+                    None if null_typed else BinaryRowEncoder(columns), com)
 
 
 class PreparedStatements:
@@ -1033,10 +1040,25 @@ class PreparedStatements:
         plain = _int_values(stmt, block) if kept is not None else None
         if plain is not None:
             return self._answer_kept(stmt, kept, plain, stmt.types, flags)  # type: ignore[arg-type]
-        try:
-            values, types = decode_execute_params(block, stmt.param_count, stmt.types, [False] * stmt.param_count)
-        except RemoteProtocolError:
-            return False
+        layout = stmt.write_params
+        values = None
+        if layout is not None and layout[0] is stmt.types and layout[1] is not None:
+            values = layout[1].read(block)
+        if values is not None:
+            types = stmt.types
+        elif not stmt.param_count:  # (BEGIN, COMMIT: `decode_execute_params` reads nothing)
+            values, types = [], []
+        else:
+            try:
+                values, types = decode_execute_params(block, stmt.param_count, stmt.types, [False] * stmt.param_count)
+            except RemoteProtocolError:
+                return False
+            if stmt.write is not None:
+                if types == stmt.types:  # (the bound types: a layout read with them stays valid)
+                    types = stmt.types
+                found = ParamsLayout.of(block, stmt.param_count, types)
+                if found is not None or layout is None or layout[0] is not types:  # (else the one kept stays)
+                    stmt.write_params = (types, found)
         client = session.conn.client_charset  # type: ignore[union-attr]
         if client is not None:  # (utf8: the values as read, without the call)
             values = in_client_charset(values, types, client)
@@ -1070,11 +1092,12 @@ class PreparedStatements:
         decoding a command; False when nothing was done.
 
         Its common case in one pass: when the session's state asks nothing of the read but its
-        rows (`ClientSession.kept_rows`: autocommit, no transaction, no warning, nothing pending)
-        and its columns carry them, the rows go to their answer with the status that state
-        gives (AUTOCOMMIT), counted as `_executed` counts them; any other case takes
-        `_answer_kept`, the path of every kept read (the bytes and counts the same:
-        tests/unit/test_prepared_reads.py)."""
+        rows (no warning listed, nothing pending: `ClientSession.reads_unhindered`, else
+        `unhindered`; then engine `Session.prepared_rows`, plain: autocommit, no transaction, no
+        warning of its own) and its columns carry them, the rows go to their answer with the
+        status that state gives (AUTOCOMMIT), counted as `_executed` and `_counted` count them;
+        any other case takes `_answer_kept`, the path of every kept read (the bytes and counts
+        the same: tests/unit/test_prepared_reads.py)."""
         stmt = self._statements.get(int.from_bytes(payload[EXECUTE_STATEMENT_ID], "little"))
         if stmt is None or stmt.long_data or stmt.long_data_error:
             return False
@@ -1086,12 +1109,15 @@ class PreparedStatements:
             return False
         session = self.session
         encoder = kept.encoder
-        if encoder is None:
+        if encoder is None or session.diagnostics or not (session.reads_unhindered or session.unhindered()):
             return self._answer_kept(stmt, kept, list(values), stmt.types, 0, True)  # type: ignore[arg-type]
+        stats = session.server.stats
         try:
-            rows = session.kept_rows(kept.read, kept.keyword, values)
+            rows = session.engine_session.prepared_rows(kept.read, values, True)  # type: ignore[union-attr]
             if rows is None:
                 return self._answer_kept(stmt, kept, list(values), stmt.types, 0, True)  # type: ignore[arg-type]
+            if kept.com is not None:  # (`_counted` of a prepared read: its rows came)
+                stats.com[kept.com] += 1
             wire = session.conn.send_binary_rows(kept.head, _AUTOCOMMIT, rows, encoder)  # type: ignore[union-attr]
         except SQLError as exc:  # (a row the engine cannot convert: the statement path's error too)
             return self._executed(stmt, stmt.types, exc, kept, 0)  # type: ignore[arg-type]
@@ -1099,7 +1125,6 @@ class PreparedStatements:
             read = kept.read
             return self._executed(stmt, stmt.types, Result(columns=read.names, column_types=read.types, rows=rows),  # type: ignore[arg-type]
                                   kept, 0)
-        stats = session.server.stats
         stats.questions += 1
         stats.com[_COUNTERS[ComStmtExecute]] += 1
         stmt.cursor = None
@@ -1205,7 +1230,9 @@ class PreparedStatements:
         if (result is not None and kinds is not None and not stmt.bare and keyword == sqltext.head(stmt.pieces[0])
                 and session.results_charset is None):  # (a kept read's answer is not converted)
             read = session.engine_session.prepare_read(sql, plain, result)  # type: ignore[arg-type]
-            stmt.kept = None if read is None else _kept(read, keyword, kinds, result, session.conn.capabilities)
+            stmt.kept = None if read is None else _kept(
+                read, keyword, kinds, result, session.conn.capabilities,  # type: ignore[union-attr]
+                session.server.stats.com_name(keyword))
             self.kept_any = self.kept_any or read is not None
         return result, None
 

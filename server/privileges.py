@@ -44,6 +44,9 @@ Contract
   plain read (allowed, as MariaDB; it locks nothing, which it could not use to write anyway).
 - Error hosts, as MariaDB 10.11 words them: 1142/1143 name the client's address; 1044 the
   account's host, except SHOW CREATE DATABASE (the client's address).
+- Temporary tables (engine/temporary.py): CREATE TEMPORARY TABLE wants CREATE TEMPORARY TABLES
+  on the database (1044 without it), DROP TEMPORARY TABLE nothing, and the session's own
+  temporary tables want no privilege once made, as MariaDB's.
 - Column-level privileges are not kept: GRANT on columns answers 1235 (server/admin.py).
 - `set_global_needs(name)`: the privileges SET GLOBAL of a variable needs (MariaDB 10.11's split
   of SUPER: CONNECTION ADMIN, BINLOG ADMIN, REPLICATION MASTER/SLAVE ADMIN, READ_ONLY ADMIN).
@@ -120,6 +123,7 @@ class Verdict:
 
 _ALLOWED = Verdict()
 Need = tuple[str | None, str, tuple[str, ...]]  # (database, table, privileges it needs)
+CREATE_TEMPORARY = "CREATE TEMPORARY TABLES"
 # a stored function's call: (database, name as written, the function, the SQL SECURITY DEFINER
 # function it is made in, None for the statement's account)
 _Call = tuple[str, str, Routine, Routine | None]
@@ -436,13 +440,17 @@ class Privileges:
                 cur.accept_seq("IF", "NOT", "EXISTS")
                 self._require_db(cur.name(), "CREATE")
                 return
-            cur.accept("TEMPORARY")
+            made_temporary = cur.accept("TEMPORARY")
             if cur.accept("TABLE"):
                 cur.accept_seq("IF", "NOT", "EXISTS")
                 db, table = cur.table()
                 like = "LIKE" in words[cur.i:cur.i + 2] or "LIKE" in words[cur.i + 1:cur.i + 3]
                 selects = "SELECT" in words[cur.i:]
-                needs.append((db, table, ("INSERT", "CREATE") if selects and not like else ("CREATE",)))
+                if made_temporary:  # the database's privilege (1044), whatever table has its name
+                    if db is not None:
+                        self._require_db(db, CREATE_TEMPORARY)
+                else:
+                    needs.append((db, table, ("INSERT", "CREATE") if selects and not like else ("CREATE",)))
                 if like:
                     cur.skip_to("LIKE")
                     needs.append((*cur.table(), ("SELECT",)))
@@ -456,7 +464,8 @@ class Privileges:
                 cur.accept_seq("IF", "EXISTS")
                 self._require_db(cur.name(), "DROP")
                 return
-            cur.accept("TEMPORARY")
+            if cur.accept("TEMPORARY"):  # (temporary tables only: no privilege, as MariaDB's)
+                return
             if cur.accept("TABLE", "TABLES", "VIEW"):
                 cur.accept_seq("IF", "EXISTS")
                 while True:
@@ -497,7 +506,14 @@ class Privileges:
         elif cur.accept("TRUNCATE"):
             cur.accept("TABLE")
             needs.append((*cur.table(), ("DROP",)))
-        self._require(needs)
+        # the session's temporary tables want no privilege once made, as MariaDB's
+        self._require([need for need in needs if not self._own_temporary(need[0], need[1])])
+
+    def _own_temporary(self, db: str | None, table: str) -> bool:
+        """Is `db`.`table` the session's temporary table (engine/temporary.py)?"""
+        es = self.session.engine_session
+        return db is not None and es is not None and es.engine.temporary_any and es.engine.temporary_of(
+            es.temporary_owner)(db, table) is not None
 
     def require_routine(self, db: str, kind: str, name: str, privilege: str) -> None:
         """EXECUTE / ALTER ROUTINE of a stored routine (held globally, on its database or on the

@@ -43,8 +43,11 @@ Contract
   while its handler runs, the entries there when a handler began are taken out when it ends;
   GET DIAGNOSTICS reads them. SIGNAL is `server.conditions`' (its variables written in as plain
   literals, a named condition as its SQLSTATE); RESIGNAL raises the error being handled again,
-  its SQLSTATE and items as it says (`conditions.resignalled`; 1645 outside a handler, 1235 for
-  a handled warning). CALL's OK carries its last statement's warnings.
+  its SQLSTATE and items as it says (`conditions.resignalled`; 1645 outside a handler; a handled
+  warning RESIGNALled without an error's SQLSTATE is a warning again, added to the diagnostics
+  area). CALL's OK carries its last statement's warnings. An error that ends the body gets
+  MariaDB's note 4094 after it in the area ("At line n in db.name": the line, in the routine's
+  SHOW CREATE text, of the statement that raised it), each calling routine adding its own.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ from protocol.errors import (
     ER_SP_DOES_NOT_EXIST,
     ER_SP_FETCH_NO_DATA,
     ER_SP_NOT_VAR_ARG,
+    ER_SP_STACK_TRACE,
     ER_SP_UNDECLARED_VAR,
     ER_SP_WRONG_NO_OF_FETCH_ARGS,
     ER_STATEMENT_TIMEOUT,
@@ -135,6 +139,7 @@ class _Frame:
         self.cursors: dict[str, _Cursor] = {}  # name (lower) -> the cursor in scope
         self.handlers: list[tuple[routines.Step, object]] = []  # in scope, innermost last, with their block's mark
         self.handled: list[SQLError] = []  # the conditions whose handlers run, innermost last (RESIGNAL's)
+        self.at: routines.Step | None = None  # the step running (an error's note 4094 names its line)
 
     def declare(self, name: str, declared: str, value: tuple[Any, str]) -> None:
         self.types[name] = declared.strip()
@@ -232,7 +237,8 @@ class _Frame:
         found = None if exc.code in _UNHANDLED else self.handler_for(exc, "Error")
         if found is None:
             raise exc
-        self.session.diagnostics = [*exc.warnings, _Condition(("Error", exc.code, exc.message), exc.sqlstate)]
+        self.session.diagnostics = [*exc.warnings, _Condition(("Error", exc.code, exc.message), exc.sqlstate,
+                                                              exc.items)]
         await self.run_handler(exc, *found)
 
     async def warned(self, entries: list[tuple[str, int, str]]) -> None:
@@ -382,6 +388,7 @@ class _Frame:
     async def run_step(self, step: routines.Step) -> None:
         session = self.session
         kind = step.kind
+        self.at = step
         if kind == "declare":
             value = (await self.evaluate([step.default]))[0] if step.default is not None else (None, "NULL")
             for name in step.names:
@@ -428,11 +435,15 @@ class _Frame:
             if not self.handled:
                 await session.execute("RESIGNAL")  # (MariaDB's 1645: no handler is active)
             handled = self.handled[-1]
-            if getattr(handled, "level", "Error") != "Error":
-                raise SQLError(ER_NOT_SUPPORTED_YET, "RESIGNAL of a warning")
-            if not step.text:
+            if not step.text and handled.level == "Error":
                 raise handled
-            raise await conditions.resignalled(session, self.plainly_bound(step.text), handled)
+            raised = await conditions.resignalled(session, self.plainly_bound(step.text or "RESIGNAL"), handled)
+            if raised.level == "Error":
+                raise raised
+            # (a warning again: added to the area, taken by a handler outside this one's block)
+            entry = _Condition((raised.level, raised.code, raised.message), raised.sqlstate, raised.items)
+            session.diagnostics = [*session.diagnostics, entry]
+            await self.warned([entry])
         else:
             result = await session.execute(self.bound(step.text))
             if getattr(result, "columns", None):
@@ -471,7 +482,8 @@ class _Frame:
                 return
             entry = entries[n - 1]
             items: dict[str, Any] = {"MYSQL_ERRNO": entry[1], "RETURNED_SQLSTATE": _sqlstate(entry),
-                                     "MESSAGE_TEXT": entry[2]}
+                                     "MESSAGE_TEXT": entry[2], **dict.fromkeys(routines.CONDITION_STRING_ITEMS, ""),
+                                     **dict(getattr(entry, "items", ()))}
         else:
             es = session.engine_session
             items = {"NUMBER": len(entries), "ROW_COUNT": es.row_count if es is not None else -1}
@@ -611,13 +623,16 @@ def _rank(condition: str, code: str, state: str, level: str) -> int:
 
 class _Condition(tuple):
     """A diagnostics area's entry (level, code, message) that keeps its SQLSTATE, which a
-    signalled condition's code does not tell."""
+    signalled condition's code does not tell, and the items SIGNAL set (`SQLError.items`)."""
 
     sqlstate: str
+    items: tuple[tuple[str, str], ...]
 
-    def __new__(cls, entry: tuple[str, int, str], sqlstate: str) -> _Condition:
+    def __new__(cls, entry: tuple[str, int, str], sqlstate: str, items: tuple[tuple[str, str], ...] = ()
+                ) -> _Condition:
         made = super().__new__(cls, entry)
         made.sqlstate = sqlstate
+        made.items = items
         return made
 
 
@@ -704,18 +719,31 @@ async def call(session: ClientSession, sql: str, keyword: str) -> Any:
     if routine is None:
         raise missing_routine("PROCEDURE", name, schema)
     routines.check_arguments(routine, len(args))
-    steps = routines.body_steps(routine.body)
+    steps = routines.body_steps(routine.body, routine.body_line())
     frame, targets = await _bound(session, routine, schema, args)
     if routine.security == "DEFINER":  # (the arguments are the caller's, the body the definer's)
         with session.acting_as(definer_account(session, routine)):
             if session.privileges is not None:  # (the definer needs EXECUTE too, as mysqld)
                 session.privileges.require_routine(schema, "PROCEDURE", name, "EXECUTE")
-            await frame.run(steps)
+            await _traced(frame, routine, steps)
     else:
-        await frame.run(steps)
+        await _traced(frame, routine, steps)
     for pname, variable in targets:
         session.user_vars[variable] = frame.values[pname][0]
     return OK(frame.affected, warnings=len(session.diagnostics))  # (its last statement's, as MariaDB's)
+
+
+async def _traced(frame: _Frame, routine: routines.Routine, steps: list[routines.Step]) -> None:
+    """The body's steps run; an error that ends it gets MariaDB's note 4094 after it (sp_head's
+    execute: "At line n in db.name", the line of the statement that raised it), a routine that
+    called it adding its own after."""
+    try:
+        await frame.run(steps)
+    except SQLError as exc:
+        line = frame.at.line if frame.at is not None else routine.body_line()
+        note = ("Note", ER_SP_STACK_TRACE.code, ER_SP_STACK_TRACE.format(line, f"{routine.schema}.{routine.name}"))
+        exc.trace = (*exc.trace, note)
+        raise
 
 
 async def _bound(session: ClientSession, routine: routines.Routine, schema: str,

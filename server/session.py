@@ -93,7 +93,7 @@ import os
 import re
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -395,6 +395,7 @@ class ClientSession(asyncio.Protocol):
         self._in_commit = False
         self._in_engine = False
         self._query_killed = False
+        self.reads_unhindered = False  # `_reads_now(None)` as last asked, until a command or KILL (`unhindered`)
         self._killed = False
         # max_statement_time: the running statement's timer, its start, whether it fired
         self._statement_timer: asyncio.TimerHandle | None = None
@@ -750,6 +751,7 @@ class ClientSession(asyncio.Protocol):
         the binlog), and its answer goes nowhere."""
         self._killed = True
         self._query_killed = True
+        self.reads_unhindered = False
         self.close()
         self._cancel_if_safe()
 
@@ -785,6 +787,7 @@ class ClientSession(asyncio.Protocol):
         statement boundary; the connection stays."""
         if self._busy:
             self._query_killed = True
+            self.reads_unhindered = False
             self._cancel_if_safe()
             if self._in_engine and self.engine_session is not None:
                 self.engine_session.interrupt()
@@ -905,9 +908,11 @@ class ClientSession(asyncio.Protocol):
                 for under_schema, under, _column in access.reads:
                     if under_views.get((under_schema, under.lower())) != WRITE:
                         under_views[(under_schema, under.lower())] = mode
-            elif engine.table(schema, name) is None:
+            elif (es.table(schema, name) if es is not None else engine.table(schema, name)) is None:
                 raise SQLError(ER_NO_SUCH_TABLE, schema, name)
-        locks = TableLocks(tables, under_views)
+        owned = (lambda schema, name: False) if es is None else (
+            lambda schema, name: es.engine.temporary_of(es.temporary_owner)(schema, name) is not None)
+        locks = TableLocks(tables, under_views, owned)
         if locks.all_read:
             await self._hold_writer()
         self.table_locks = locks
@@ -956,7 +961,7 @@ class ClientSession(asyncio.Protocol):
         es = self.engine_session
         if es is not None:
             try:
-                await es.close()
+                await self._close_engine_session()
                 await self.drop_temporary_tables()
             except Exception:
                 log.exception("session %d: closing the engine session failed", self.connection_id)
@@ -1011,6 +1016,7 @@ class ClientSession(asyncio.Protocol):
                 self.write(self.conn.send(ERR.from_error(ER_SERVER_SHUTDOWN)))  # type: ignore[union-attr]
                 return
             self._busy = True
+            self.reads_unhindered = False  # (the command may move what it asks: `unhindered`)
             try:
                 if type(event) is ComQuery:
                     await self._com_query(event.sql)
@@ -1161,7 +1167,7 @@ class ClientSession(asyncio.Protocol):
         back (the engine session closed, its locks let go), its user variables, prepared
         statements and session variables gone, its temporary tables dropped. The caller opens
         the next engine session."""
-        await self.engine_session.close()
+        await self._close_engine_session()
         await self.drop_temporary_tables()
         self.user_vars.clear()
         self.prepared.close_all()
@@ -1170,6 +1176,13 @@ class ClientSession(asyncio.Protocol):
         self.take_select_limit()
         login = self.conn.login if self.conn is not None else None
         self.take_charset_number(None if login is None else login.charset)  # (the login's, as MariaDB's)
+
+    async def _close_engine_session(self) -> None:
+        """The engine session's end: its transaction rolled back, binlogged when it must be (a
+        temporary table it made or dropped stays: engine/temporary.py)."""
+        rolled_back = await self.engine_session.close()
+        if rolled_back is not None:
+            await self.commit(rolled_back)
 
     async def drop_temporary_tables(self) -> None:
         """The end of the session's temporary tables (engine/temporary.py), its transaction
@@ -1197,7 +1210,7 @@ class ClientSession(asyncio.Protocol):
 
     def _send_error(self, exc: SQLError) -> None:
         self.server.stats.errors += 1
-        self.diagnostics = [*exc.warnings, ("Error", exc.error.code, exc.message)]
+        self.diagnostics = [*exc.warnings, ("Error", exc.error.code, exc.message), *exc.trace]
         message = exc.message if self.results_charset is None else self.results_charset.wire_text(exc.message)
         self.write(self.conn.send(ERR(exc.error.code, exc.error.sqlstate, message)))  # type: ignore[union-attr]
 
@@ -1507,18 +1520,16 @@ class ClientSession(asyncio.Protocol):
                 self.diagnostics = []
         return result
 
-    def kept_rows(self, prepared: PreparedRead, keyword: str, params: Sequence[int]) -> list | None:
-        """`run_prepared_read` of integers `params` when the session's state asks nothing of the
-        read but its rows: `_reads_now`, no warning listed from the statement before, and the
-        engine's read in autocommit outside a transaction with no warning of its own (engine
-        `Session.prepared_rows`, plain); its rows, counted. None otherwise, nothing counted
-        (then `run_prepared_read`)."""
-        if self.diagnostics or not self._reads_now(None):
-            return None
-        rows = self.engine_session.prepared_rows(prepared, params, True)  # type: ignore[union-attr]
-        if rows is not None:  # (`_counted` of a prepared read)
-            self.server.stats.count_command(keyword)
-        return rows
+    def unhindered(self) -> bool:
+        """`_reads_now(None)`, kept in `reads_unhindered` for the kept reads that follow
+        (`PreparedStatements.kept_answer` asks the flag, and this only when it is down). What it
+        asks moves only inside a command of the session's task (SET, LOCK TABLES, SET
+        TRANSACTION, COM_CHANGE_USER, a stored routine's definer: each command drops the flag as
+        it starts, `_command_loop`) or by a KILL (`kill`, `kill_query` drop it too); the
+        statements answered on receipt move none of it, and none is answered on receipt while
+        the task runs a command."""
+        self.reads_unhindered = unhindered = self._reads_now(None)
+        return unhindered
 
     def run_write_now(self, statement: str, keyword: str, unclaimed: bool = False, kept: KeptWrite | None = None,
                       values: list[object] | None = None) -> Any:
@@ -1653,16 +1664,18 @@ class ClientSession(asyncio.Protocol):
 
     def send_more_result(self, result: Any) -> None:
         """Send a result set ahead of the command's answer (a procedure's SELECT in CALL),
-        with SERVER_MORE_RESULTS_EXISTS."""
-        self.send_result(result, _MORE)
+        with SERVER_MORE_RESULTS_EXISTS and, as MariaDB's during a routine, no warnings counted
+        in its end (they stay in the diagnostics area)."""
+        self.send_result(result, _MORE, counted=False)
 
     def send_error(self, exc: SQLError) -> None:
         """Answer the command with an ERR (counted, and kept for SHOW WARNINGS)."""
         self._send_error(exc)
 
-    def send_result(self, result: Any, more: int = 0) -> None:
+    def send_result(self, result: Any, more: int = 0, counted: bool = True) -> None:
         """Answer the command with a statement's result (OK or text result set); `more`: the
-        SERVER_MORE_RESULTS_EXISTS flag of a result set sent ahead of it (`send_more_result`)."""
+        SERVER_MORE_RESULTS_EXISTS flag of a result set sent ahead of it (`send_more_result`);
+        `counted`: its warnings counted in the result set's end."""
         conn = self.conn
         assert conn is not None
         flags = self.status_flags() | more
@@ -1679,7 +1692,7 @@ class ClientSession(asyncio.Protocol):
                     self.write(conn.send_rows(self._text_head(result), flags,
                                               text_row_payloads(result.rows, len(result.columns))))
                     return
-                message = ResultSet(result_columns(result), result.rows, flags, len(warnings))
+                message = ResultSet(result_columns(result), result.rows, flags, len(warnings) if counted else 0)
             else:  # (the info, "Records: 2  Duplicates: 0  Warnings: 0", length-encoded as MariaDB's)
                 self.write(conn.send_ok(result.affected_rows, result.last_insert_id or 0, flags, len(warnings),
                                         result.info or ""))

@@ -53,6 +53,8 @@ class SessionStats(Protocol):
     errors: int
     com: Counter[str]
 
+    def com_name(self, keyword: str) -> str | None: ...
+
     def count_command(self, keyword: str, sql: str = "") -> None: ...
 
 

@@ -17,10 +17,10 @@ Contract
   text does not name (a view's, a stored function's) is matched by name, any alias. DDL and SHOW
   CREATE TABLE take the lock of the table under its own name (`check_show`; DESCRIBE and SHOW
   COLUMNS / INDEX take none). Statements without tables are not checked. A table CREATE TEMPORARY TABLE makes
-  under WRITE locks is used without a lock, as MariaDB's temporary tables are; under READ locks
+  under WRITE locks, or one the session made before LOCK TABLES (engine/temporary.py), is used
+  without a lock, as MariaDB's temporary tables are (`TableLocks.owned`); under READ locks
   CREATE TEMPORARY TABLE is 1235 (its writes would need the engine's writer, which the locks
-  hold). A temporary table made before LOCK TABLES (engine/temporary.py) still wants a lock
-  here, where MariaDB's needs none.
+  hold).
 - The other sessions: while the holder's locks are all READ it holds the engine's writer lock,
   as FLUSH TABLES WITH READ LOCK does (`ClientSession.hold_writer`): every other session's
   writes wait (MariaDB's READ lock holds back the writes of the locked tables only; never a
@@ -35,7 +35,7 @@ Contract
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
 
 from engine.lexer import SyntaxError_, Token, extract, tokenize
 from protocol.errors import (
@@ -170,14 +170,18 @@ class TableLocks:
     locked with the views it locks, {(schema, lower-case table): READ or WRITE} (a statement that
     names such a table wants a lock of its own)."""
 
-    __slots__ = ("tables", "under_views", "temporary")
+    __slots__ = ("tables", "under_views", "temporary", "owned")
 
     def __init__(self, tables: dict[TableKey, tuple[str, str]],
-                 under_views: dict[tuple[str, str], str] | None = None) -> None:
+                 under_views: dict[tuple[str, str], str] | None = None,
+                 owned: Callable[[str, str], bool] = lambda schema, name: False) -> None:
         self.tables = tables
         self.under_views = under_views or {}
         # the tables CREATE TEMPORARY TABLE made under these locks: used without a lock
         self.temporary: set[tuple[str, str]] = set()
+        # (schema, name) -> is it the session's temporary table (made before the locks too)?
+        # Used without a lock, as MariaDB's temporary tables are
+        self.owned = owned
 
     @property
     def all_read(self) -> bool:
@@ -196,6 +200,8 @@ class TableLocks:
         return None if not modes else WRITE if WRITE in modes else READ
 
     def check_write(self, schema: str, table: str) -> None:
+        if self.owned(schema, table):
+            return
         mode = self._mode(schema, table)
         if mode is None:
             raise SQLError(ER_TABLE_NOT_LOCKED, table)
@@ -203,7 +209,7 @@ class TableLocks:
             raise SQLError(ER_TABLE_NOT_LOCKED_FOR_WRITE, table)
 
     def check_read(self, schema: str, table: str) -> None:
-        if self._mode(schema, table) is None:
+        if self._mode(schema, table) is None and not self.owned(schema, table):
             raise SQLError(ER_TABLE_NOT_LOCKED, table)
 
     def check_access(self, writes: Iterable[tuple[str, str, str]], reads: Iterable[tuple[str, str, str]],
@@ -217,7 +223,7 @@ class TableLocks:
         written = set(touched)
         for schema, table, _column in reads:
             touched.setdefault((schema, table.lower()), table)
-        for key in self.temporary.intersection(touched):
+        for key in [key for key, table in touched.items() if key in self.temporary or self.owned(key[0], table)]:
             del touched[key]
         unwritten = set(written)  # (a written table's first reference is the one written)
         taken: set[TableKey] = set()

@@ -28,7 +28,8 @@ Contract
   transactions are applied one by one, so those before the failing one are committed and the
   error is the failing one's, as without batching.
 - A statement outside a transaction (DDL, a non-transactional statement) is applied alone, the
-  same way. ROLLBACK discards the group.
+  same way. ROLLBACK discards the group, but for its CREATE / DROP TEMPORARY TABLE statements
+  (a rollback does not undo them: engine/temporary.py), applied as its transaction.
 - Row events (TABLE_MAP + WRITE/UPDATE/DELETE_ROWS v1/v2) become INSERT / UPDATE / DELETE
   statements on the slave's table, columns matched by position; an UPDATE/DELETE finds its row
   by the primary key when the table has one, otherwise by every column of the before image.
@@ -112,6 +113,7 @@ from typing import Any, BinaryIO
 
 from binlog.reader import BinlogFileError, iter_open_events, open_binlog
 from engine.results import UNFOLLOWED_SQL_MODES
+from engine.temporary import keeps_transaction
 from protocol.errors import (
     ER_GTID_STRICT_OUT_OF_ORDER,
     ER_NOT_SUPPORTED_YET,
@@ -767,6 +769,13 @@ class Applier:
             await self._commit(stream, end)
             return
         if kind == "ROLLBACK":
+            # a transaction binlogged although rolled back: what it did to temporary tables
+            # stays (as MariaDB's replica runs it and rolls back), the rest is discarded
+            kept = [s for s in stream.statements if keeps_transaction(s[0])]
+            if kept:
+                stream.statements = kept
+                await self._commit(stream, end)
+                return
             stream.reset()
             await self._advance(stream, end)
             return

@@ -76,6 +76,9 @@ async def test_sigkill_mid_workload_data_and_meta_agree(tmp_path):
     previous = 0
     for _ in range(3):
         acknowledged = run_and_kill(datadir, rng.uniform(0.2, 0.8))
+        # the killed process's WAL-index was in its memory (`engine.connections`): the reopen
+        # rebuilds it from the WALs
+        assert (datadir / "crash.sqlite-wal").exists() and not list(datadir.glob("*-shm"))
         meta = await check(datadir, acknowledged)
         assert meta >= previous
         previous = meta

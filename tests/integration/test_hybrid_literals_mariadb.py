@@ -7,7 +7,7 @@ also from INSERT ... SELECT); X'..' is a string everywhere (`lexer.Hybrid`,
 `translate.Translator.read_hybrids`). The writes replay alike on a MariaDB replica and our slave
 (the binlog keeps the literals' text). A string an INSERT or UPDATE reads as a number that is
 none (X'20' + 1, 'abc' + 1) fails it under strict mode with 1292, as MariaDB's, a warning
-elsewhere (`translate.NUMBER_TEXT`)."""
+elsewhere (`translate.NUMBER_TEXT_CALL`)."""
 
 from __future__ import annotations
 

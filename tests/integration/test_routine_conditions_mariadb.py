@@ -6,7 +6,10 @@ ROW_COUNT) and of a condition (MYSQL_ERRNO, RETURNED_SQLSTATE, MESSAGE_TEXT) int
 variables, in a handler and out of one, a number naming no condition; RESIGNAL alone, with SET,
 with a SQLSTATE or a condition's name, caught by an outer handler; the errors MariaDB's parser
 gives at CREATE (an undeclared condition 1319 or cursor 1324, SIGNAL of a condition of an error
-code 1646, a condition or handler twice 1332 / 1413, declarations out of order 1337 / 1338); the
+code 1646, a condition or handler twice 1332 / 1413, declarations out of order 1337 / 1338, an
+UNDO handler and GET STACKED DIAGNOSTICS 1064); a handled warning RESIGNALled; the items a SIGNAL
+sets read by GET DIAGNOSTICS; a division by a variable that is 0 (1365); MariaDB's note 4094
+("At line n in db.name") after an error that ended a routine, one per routine it left; the
 results, errors and warnings, the binlog's text and what a MariaDB replica and our slave end with."""
 
 from __future__ import annotations
@@ -148,17 +151,53 @@ PROCEDURES = [
     "  END;\n"
     "  SET r = CONCAT(IFNULL(r, 'null'), ' after ', n);\n"
     "END",
+    # a warning a handler RESIGNALs: a warning again (its text as SET says), or an error of the
+    # SQLSTATE given
+    "CREATE DEFINER=root@localhost PROCEDURE resig_warning(IN k INT)\n"
+    "BEGIN\n"
+    "  DECLARE CONTINUE HANDLER FOR SQLWARNING\n"
+    "  BEGIN\n"
+    "    IF k = 1 THEN RESIGNAL; END IF;\n"
+    "    IF k = 2 THEN RESIGNAL SET MESSAGE_TEXT = 'warned again'; END IF;\n"
+    "    IF k = 3 THEN RESIGNAL SQLSTATE '45000'; END IF;\n"
+    "  END;\n"
+    "  INSERT IGNORE INTO t VALUES (700, 0, 'w'), (700, 1, 'w');\n"
+    "  INSERT INTO log (what, n) VALUES ('after resignal', k);\n"
+    "END",
+    # a division by a variable that is 0 (1365, as a literal's), the items a SIGNAL sets
+    "CREATE DEFINER=root@localhost PROCEDURE divided(IN k INT)\n"
+    "BEGIN\n"
+    "  DECLARE z INT DEFAULT 0;\n"
+    "  DECLARE co, sco, tn, cn VARCHAR(64);\n"
+    "  DECLARE EXIT HANDLER FOR SQLEXCEPTION\n"
+    "  BEGIN\n"
+    "    GET DIAGNOSTICS CONDITION 1 co = CLASS_ORIGIN, sco = SUBCLASS_ORIGIN, tn = TABLE_NAME, cn = COLUMN_NAME;\n"
+    "    SELECT co, sco, tn, cn;\n"
+    "  END;\n"
+    "  DO k / z;\n"
+    "  SELECT k / z, z / 0;\n"
+    "  IF k > 1 THEN SIGNAL SQLSTATE '45000' SET CLASS_ORIGIN = 'mine', TABLE_NAME = 't'; END IF;\n"
+    "  INSERT INTO t VALUES (k, 1, 'dup'), (k, 2, 'dup');\n"
+    "END",
+    # an error two routines deep: a note 4094 for each
+    "CREATE DEFINER=root@localhost PROCEDURE outer_call(IN k INT) COMMENT 'calls'\n"
+    "BEGIN\n"
+    "  CALL raise_it(k);\n"
+    "END",
 ]
 
 CALLS = ["CALL named(3, @r)", "SELECT @r", "CALL named(11, @r)", "SELECT @r", "CALL raise_it(1)",
          "CALL raise_it(0)", "CALL scoped()", "SELECT @got", "CALL warned_on(20, @w)", "SELECT @w",
          "CALL first_wins(@f)", "SELECT @f", "CALL diag(30)", "CALL diag(40)", "SELECT @e, @st", "CALL diag(200)",
-         "CALL diag_bad()", "SELECT @bad, @num, @first", "CALL resig_caught(@rc)", "SELECT @rc"]
+         "CALL diag_bad()", "SELECT @bad, @num, @first", "CALL resig_caught(@rc)", "SELECT @rc", "CALL divided(1)",
+         "CALL divided(2)"]
 
 # OKs with their warnings
-ASKED = ["CALL warned_on(21, @w)", "CALL diag_bad()", "CALL named(40, @r)", "CALL unhandled_warning(2)"]
-# errors, and what SHOW WARNINGS lists after them
-FAILING = ["CALL raise_it(1)", "CALL resig(1)", "CALL resig(2)", "CALL resig(3)", "CALL resig(4)", "CALL resig(5)"]
+ASKED = ["CALL warned_on(21, @w)", "CALL diag_bad()", "CALL named(40, @r)", "CALL unhandled_warning(2)",
+         "CALL resig_warning(1)", "CALL resig_warning(2)", "CALL divided(0)"]
+# errors, and what SHOW WARNINGS lists after them (each routine's note 4094 after the error)
+FAILING = ["CALL raise_it(1)", "CALL resig(1)", "CALL resig(2)", "CALL resig(3)", "CALL resig(4)", "CALL resig(5)",
+           "CALL resig_warning(3)", "CALL outer_call(1)", "CALL outer_call(0)"]
 
 # what MariaDB's parser refuses at CREATE (nothing made, nothing binlogged)
 BAD = [
@@ -178,6 +217,10 @@ BAD = [
     "CREATE PROCEDURE bad_fetch() BEGIN DECLARE x INT; BEGIN DECLARE c CURSOR FOR SELECT 1; END; FETCH c INTO x; END",
     "CREATE PROCEDURE bad_state() BEGIN DECLARE c CONDITION FOR SQLSTATE '00000'; END",
     "CREATE PROCEDURE bad_zero() BEGIN DECLARE c CONDITION FOR 0; END",
+    # MariaDB 10.11's grammar has no UNDO handler and no GET STACKED DIAGNOSTICS
+    "CREATE PROCEDURE bad_undo()\nBEGIN\n  DECLARE UNDO HANDLER FOR SQLEXCEPTION SET @a = 1;\nEND",
+    "CREATE PROCEDURE bad_stacked() BEGIN DECLARE n INT; DECLARE EXIT HANDLER FOR SQLEXCEPTION"
+    " GET STACKED DIAGNOSTICS CONDITION 1 n = MYSQL_ERRNO, @m = MESSAGE_TEXT, @s = RETURNED_SQLSTATE; SELECT 1; END",
     "SHOW PROCEDURE STATUS LIKE 'bad%'",
 ]
 
@@ -188,8 +231,7 @@ def test_conditions_handlers_and_diagnostics_run_log_and_replicate_as_mariadbs(t
 
 
 def _warnings(conn) -> tuple:
-    """SHOW WARNINGS' rows, without MariaDB's note 4094 naming the line of a stored routine's
-    statement that failed, which is not given here."""
+    """SHOW WARNINGS' rows."""
     with conn.cursor() as cur:
         cur.execute("SHOW WARNINGS")
-        return tuple(row for row in cur.fetchall() if row[1] != 4094)
+        return cur.fetchall()

@@ -402,13 +402,19 @@ ASSIGN_STEPS = [
 ASSIGN_LISTED = ["SELECT * FROM asg.item ORDER BY id", "SELECT * FROM asg.log ORDER BY id"]
 
 
-def test_before_triggers_assign_new_as_mariadbs(tmp_path):
+def _compared(tmp_path, setup: list[str], steps: list[str], database: str, listed: list[str]) -> None:
+    """`setup` and `steps` on a MariaDB master and ours (`_stepped`): the same answers, and the
+    same rows of each of `listed` on the masters, a MariaDB replica and our slave of ours."""
     with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, ours, replicas):
-        answers = [_stepped(server, ASSIGN_SETUP, ASSIGN_STEPS, "asg") for server in (reference, ours)]
+        answers = [_stepped(server, setup, steps, database) for server in (reference, ours)]
         differences = answer_differences(*answers)
         assert differences == "", differences
-        for sql in ASSIGN_LISTED:
+        for sql in listed:
             assert_same_rows(reference, ours, replicas, sql)
+
+
+def test_before_triggers_assign_new_as_mariadbs(tmp_path):
+    _compared(tmp_path, ASSIGN_SETUP, ASSIGN_STEPS, "asg", ASSIGN_LISTED)
 
 
 # validation triggers: IF ... THEN SIGNAL, IF / ELSEIF / ELSE around SET NEW.col
@@ -447,8 +453,78 @@ CHECK_STEPS = [
 
 
 def test_validation_triggers_signal_as_mariadbs(tmp_path):
-    with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, ours, replicas):
-        answers = [_stepped(server, CHECK_SETUP, CHECK_STEPS, "chk") for server in (reference, ours)]
-        differences = answer_differences(*answers)
-        assert differences == "", differences
-        assert_same_rows(reference, ours, replicas, "SELECT * FROM chk.acct ORDER BY id")
+    _compared(tmp_path, CHECK_SETUP, CHECK_STEPS, "chk", ["SELECT * FROM chk.acct ORDER BY id"])
+
+
+# triggers with control flow: writes inside IF / ELSEIF / ELSE and CASE branches (simple and
+# searched, 1339 without ELSE), an INSERT ... SELECT and an ON DUPLICATE KEY UPDATE among them
+FLOW_SETUP = [
+    "CREATE DATABASE flow",
+    "CREATE USER flow@'%'",
+    "GRANT ALL ON flow.* TO flow@'%'",
+    "CREATE TABLE flow.orders (id INT PRIMARY KEY, status VARCHAR(10), qty INT, note VARCHAR(20))",
+    "CREATE TABLE flow.history (id INT PRIMARY KEY, what VARCHAR(40), n INT NOT NULL DEFAULT 0)",
+    "CREATE TABLE flow.stock (sku INT PRIMARY KEY, n INT)",
+]
+
+FLOW_STEPS = [
+    "INSERT INTO stock VALUES (1, 100), (2, 100), (3, 100), (4, 100)",
+    "CREATE DEFINER=flow@'%' TRIGGER orders_bi BEFORE INSERT ON orders FOR EACH ROW "
+    "CASE NEW.status WHEN 'new' THEN SET NEW.note = 'fresh'; "
+    "WHEN 'paid' THEN SET NEW.note = 'paid'; INSERT INTO history (id, what) VALUES (NEW.id * 100, 'paid at once'); "
+    "END CASE",
+    "CREATE DEFINER=flow@'%' TRIGGER orders_au AFTER UPDATE ON orders FOR EACH ROW BEGIN "
+    "IF NEW.status <> OLD.status THEN "
+    "INSERT INTO history (id, what) VALUES (NEW.id * 100 + NEW.qty, CONCAT(OLD.status, '->', NEW.status)) "
+    "ON DUPLICATE KEY UPDATE n = n + 1, what = CONCAT(what, '!'); "
+    "ELSEIF NEW.qty > OLD.qty THEN UPDATE stock SET n = n - (NEW.qty - OLD.qty) WHERE sku = NEW.id; "
+    "IF NEW.qty > 50 THEN INSERT INTO history (id, what) SELECT NEW.id * 1000 + sku, 'bulk' FROM stock "
+    "WHERE sku <= NEW.id; END IF; "
+    "ELSE DELETE FROM history WHERE id = NEW.id * 100; END IF; "
+    "UPDATE stock SET n = n + 0 WHERE sku = 0; END",
+    "CREATE DEFINER=flow@'%' TRIGGER orders_ad AFTER DELETE ON orders FOR EACH ROW BEGIN "
+    "CASE WHEN OLD.qty > 10 THEN REPLACE INTO history (id, what) VALUES (OLD.id * 100 + 99, 'big gone'); "
+    "WHEN OLD.qty IS NULL THEN UPDATE stock SET n = NULL WHERE sku = OLD.id; "
+    "ELSE UPDATE stock SET n = n + OLD.qty WHERE sku = OLD.id; END CASE; END",
+    "INSERT INTO orders (id, status, qty) VALUES (1, 'new', 5), (2, 'paid', 20), (3, 'new', NULL)",
+    "INSERT INTO orders (id, status, qty) VALUES (4, 'other', 1)",
+    "INSERT INTO orders (id, status, qty) VALUES (4, 'new', 1)",
+    "UPDATE orders SET status = 'sent' WHERE id IN (1, 2)",
+    "UPDATE orders SET status = 'done' WHERE id = 1",
+    "UPDATE orders SET qty = qty + 10",
+    "UPDATE orders SET qty = 60 WHERE id = 2",
+    "UPDATE orders SET note = 'x' WHERE id = 4",
+    "DELETE FROM orders WHERE id IN (2, 3)",
+    "DELETE FROM orders",
+    # a branch that writes the table whose statement fired the trigger: 1442
+    "CREATE DEFINER=flow@'%' TRIGGER stock_au AFTER UPDATE ON stock FOR EACH ROW "
+    "IF NEW.n < 0 THEN DELETE FROM stock WHERE sku = NEW.sku + 1; END IF",
+    "UPDATE stock SET n = 1 WHERE sku = 1",
+    "UPDATE stock SET n = -1 WHERE sku = 1",
+    # local variables: DECLARE [DEFAULT], SET, SELECT ... INTO (1172 for more than one row)
+    "CREATE DEFINER=flow@'%' TRIGGER stock_bu BEFORE UPDATE ON stock FOR EACH ROW BEGIN "
+    "DECLARE opened, wanted INT DEFAULT 0; DECLARE tag VARCHAR(12); DECLARE ratio DECIMAL(6,2); "
+    "SELECT COUNT(*), SUM(qty) INTO opened, wanted FROM orders WHERE id = NEW.sku; "
+    "SET tag = CASE WHEN NEW.n > 50 THEN 'plenty' ELSE 'low' END, ratio = NEW.n / 3; "
+    "IF opened > 0 AND NEW.n < wanted THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'not enough stock'; END IF; "
+    "IF NEW.n <> OLD.n THEN SET NEW.n = NEW.n + opened; END IF; "
+    "REPLACE INTO history (id, what, n) VALUES (5000 + NEW.sku, CONCAT(tag, ' ', ratio), IFNULL(wanted, -1)); END",
+    "INSERT INTO orders (id, status, qty) VALUES (1, 'new', 30), (2, 'new', 5)",
+    "UPDATE stock SET n = 20 WHERE sku = 1",
+    "UPDATE stock SET n = 80 WHERE sku IN (1, 2, 3)",
+    "UPDATE stock SET n = n WHERE sku = 4",
+    "CREATE DEFINER=flow@'%' TRIGGER orders_bd BEFORE DELETE ON orders FOR EACH ROW BEGIN "
+    "DECLARE seen INT; SELECT n INTO seen FROM stock WHERE sku >= OLD.id; "
+    "UPDATE stock SET n = seen WHERE sku = 4; END",
+    "DELETE FROM orders WHERE id = 1",
+    "DELETE FROM orders WHERE id = 2",
+    "INSERT INTO orders (id, status, qty) VALUES (4, 'new', 1)",
+    "DELETE FROM orders WHERE id = 4",
+]
+
+FLOW_LISTED = ["SELECT * FROM flow.orders ORDER BY id", "SELECT * FROM flow.history ORDER BY id",
+               "SELECT * FROM flow.stock ORDER BY sku"]
+
+
+def test_triggers_with_control_flow_write_as_mariadbs(tmp_path):
+    _compared(tmp_path, FLOW_SETUP, FLOW_STEPS, "flow", FLOW_LISTED)

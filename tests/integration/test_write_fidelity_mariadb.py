@@ -93,6 +93,40 @@ def test_fixedbin_compared_with_text_of_no_value_in_a_write(servers):
     assert theirs[0][1] == ("error", 1292, "Incorrect uuid value: 'junk'")
 
 
+def test_a_string_arithmetic_reads_as_a_number_is_converted_per_row(servers):
+    """A string literal + - * / reads as a DOUBLE beside a column: converted for each row
+    computed, each time warning 1292 (a note for trailing spaces), a strict INSERT / UPDATE's
+    error (not a DELETE's, not a SELECT's); an UPDATE warns once for each row it matches,
+    changed or not."""
+    theirs = compared(servers, "numtext", [
+        "CREATE TABLE numtext.t (id INT PRIMARY KEY, k INT, s VARCHAR(10), d DECIMAL(6,2), f DOUBLE)",
+        "INSERT INTO numtext.t VALUES (1, 1, 'a', 1.5, 1.5), (2, 2, 'b', 2.5, 2.5), (3, 3, 'c', 3.5, 3.5)",
+    ], [
+        "UPDATE t SET k = k + 'x'",
+        "UPDATE t SET k = k * 'x' WHERE id = 1",
+        "UPDATE t SET f = f - 'x'",
+        "UPDATE t SET s = k + '1x'",
+        "UPDATE t SET k = k + '1 '",
+        "UPDATE IGNORE t SET k = k + 'x'",
+        "SELECT k + 'x', d + 'y', 'z' + 1 FROM t",
+        "SELECT id FROM t WHERE k + 'x' = 1",
+        "SELECT SUM(k + 'x') FROM t",
+        "DELETE FROM t WHERE k + 'x' = 100",
+        "SELECT * FROM t ORDER BY id",
+        "SET sql_mode = ''",
+        "UPDATE t SET k = k + 'x'",
+        "UPDATE t SET k = k + 'x' WHERE id > 1",
+        "UPDATE t SET d = d + 'x'",
+        "UPDATE t SET k = 'x' + 1",
+        "UPDATE t SET k = k + '1x' ORDER BY id LIMIT 2",
+        "UPDATE t SET k = k + 1 WHERE k + 'x' > 1",
+        "INSERT INTO t VALUES (4, 1 + 'x', 'a', 1, 1), (5, 2 + 'y', 'b', 1, 1)",
+        "SELECT * FROM t ORDER BY id",
+    ])
+    assert theirs[0][1] == ("error", 1292, "Truncated incorrect DOUBLE value: 'x'")
+    assert theirs[12][1][2:4] == (b"(Rows matched: 3  Changed: 0  Warnings: 3", 3)
+
+
 def test_update_names_the_row_its_scan_read(servers):
     theirs = compared(servers, "scan", [
         "CREATE TABLE scan.t (id INT PRIMARY KEY, n INT, tn TINYINT, k INT, KEY (k))",
@@ -193,9 +227,33 @@ def test_cast_of_bigint_least_value_as_unsigned(servers):
         "SELECT CAST(-18446744073709551615 AS UNSIGNED)",
         "SELECT CAST(9223372036854775808 AS UNSIGNED), CAST(18446744073709551615 AS UNSIGNED)",
         "SELECT -9223372036854775808, -9223372036854775809",
+        "SELECT CAST(-(9223372036854775808) AS UNSIGNED), CAST(-((9223372036854775808)) AS UNSIGNED)",
+        "SELECT CAST((-9223372036854775808) AS UNSIGNED), CAST(-(9223372036854775808) AS SIGNED)",
     ])
     assert theirs[0][1] == (1, ((9223372036854775808,),), None, 1, (
         ("Note", 1105, "Cast to unsigned converted negative integer to it's positive complement"),))
+    assert theirs[-2][1][1] == ((9223372036854775808, 9223372036854775808),)
+
+
+def test_cast_past_bigint_s_range(servers):
+    """A DECIMAL past the target's range clipped with warning 1916; a string's integer past
+    BIGINT's least value or BIGINT UNSIGNED's greatest clipped with warning 1292 (no note 1105).
+    (A number literal past BIGINT UNSIGNED, `CAST(18446744073709551616 AS SIGNED)`, is kept as
+    its digits and read as the quoted string of them is: not compared here.)"""
+    theirs = compared(servers, "past", [
+        "CREATE TABLE past.t (id INT PRIMARY KEY, s VARCHAR(30), d DECIMAL(30,1))",
+        "INSERT INTO past.t VALUES (1, '-9223372036854775809', -9223372036854775809.4),"
+        " (2, ' -99999999999999999999', 99999999999999999999.5), (3, '-1', -0.4)",
+    ], [
+        "SELECT CAST('99999999999999999999' AS SIGNED), CAST('99999999999999999999' AS UNSIGNED)",
+        "SELECT CAST(-9223372036854775809 AS SIGNED)",
+        "SELECT CAST('-9223372036854775809' AS UNSIGNED)",
+        "SELECT CAST('-18446744073709551616' AS UNSIGNED), CAST('-9223372036854775809' AS SIGNED)",
+        "SELECT CAST('-9223372036854775809x' AS UNSIGNED)",
+        "SELECT CAST(s AS UNSIGNED), CAST(s AS SIGNED), CAST(d AS UNSIGNED), CAST(d AS SIGNED) FROM t ORDER BY id",
+    ])
+    assert theirs[2][1][4] == (("Warning", 1292, "Truncated incorrect INTEGER value: '-9223372036854775809'"),)
+    assert 1916 in [code for _, code, _ in theirs[-1][1][4]]
 
 
 ON_ANOTHER_KEY = [
@@ -273,6 +331,32 @@ def test_update_ignore_of_rows_a_check_or_a_foreign_key_refuses(servers):
     assert theirs[0][1][2] == b"(Rows matched: 3  Changed: 0  Warnings: 1"
 
 
+def test_update_ignore_limit_takes_no_row_a_check_refuses(servers):
+    """UPDATE IGNORE ... LIMIT n without ORDER BY: a row its CHECK refuses is not one of the n
+    (MariaDB's scan counts the rows it takes: unchanged ones, a foreign key's refused ones); with
+    ORDER BY the sort's LIMIT counts it."""
+    theirs = compared(servers, "taken", [
+        "CREATE TABLE taken.c (id INT PRIMARY KEY, m INT, CHECK (m >= 0))",
+        "INSERT INTO taken.c VALUES (1, 1), (2, 2), (3, 3), (4, 4), (5, 5)",
+        "CREATE TABLE taken.p (id INT PRIMARY KEY)",
+        "INSERT INTO taken.p VALUES (1), (2)",
+        "CREATE TABLE taken.f (id INT PRIMARY KEY, pid INT, m INT, CHECK (m >= 0), FOREIGN KEY (pid) REFERENCES taken.p (id))",
+        "INSERT INTO taken.f VALUES (1, 1, 1), (2, 2, 2), (3, 1, 3), (4, 2, 4)",
+    ], [
+        "UPDATE IGNORE c SET m = IF(id = 2, -1, m + 10) LIMIT 2",
+        "UPDATE IGNORE c SET m = IF(id < 3, -1, m + 10) LIMIT 2",
+        "UPDATE IGNORE c SET m = IF(id = 4, -1, m) LIMIT 4",
+        "UPDATE IGNORE c SET m = IF(id = 1, -1, m + 1) WHERE id < 4 LIMIT 2",
+        "UPDATE IGNORE c SET m = IF(id = 5, -1, m + 1) ORDER BY id DESC LIMIT 3",
+        "UPDATE IGNORE c SET m = -1 LIMIT 2",
+        "SELECT * FROM c ORDER BY id",
+        "UPDATE IGNORE f SET pid = IF(id = 1, 99, 2), m = IF(id = 2, -1, m) LIMIT 2",
+        "SELECT * FROM f ORDER BY id",
+    ])
+    assert theirs[0][1][2] == b"(Rows matched: 2  Changed: 2  Warnings: 3"
+    assert theirs[6][1][1] == ((1, 11), (2, 3), (3, 25), (4, 15), (5, 5))
+
+
 def test_write_of_an_auto_increment_table_that_reads_a_table(servers):
     theirs = compared(servers, "autosel", [
         "CREATE TABLE autosel.a (id INT AUTO_INCREMENT PRIMARY KEY, n INT)",
@@ -323,6 +407,30 @@ def test_write_of_an_auto_increment_table_that_reads_a_table(servers):
                                 "column after selecting from another table are unsafe because the order in which rows "
                                 "are retrieved determines what (if any) rows will be written. This order cannot be "
                                 "predicted and may differ on master and the slave"),)
+
+
+def test_update_reading_its_own_table_counts_no_unsafe_note_in_its_info(servers):
+    """An UPDATE whose subquery reads its own table (MariaDB runs it as a multi-table UPDATE)
+    says its info before it is binlogged: "Warnings" counts no note 1592, SHOW WARNINGS lists
+    them; one whose subquery reads another table counts them."""
+    theirs = compared(servers, "own", [
+        "CREATE TABLE own.a (id INT AUTO_INCREMENT PRIMARY KEY, n INT)",
+        "CREATE TABLE own.b (id INT PRIMARY KEY, n INT)",
+        "INSERT INTO own.a (n) VALUES (1), (2), (3)",
+        "INSERT INTO own.b VALUES (1, 1), (2, 2), (3, 3)",
+    ], [
+        "UPDATE a SET n = n + 1 WHERE id IN (SELECT id FROM a)",
+        "UPDATE a SET n = (SELECT MAX(n) FROM a)",
+        "UPDATE a SET n = n + 1 WHERE EXISTS (SELECT 1 FROM a AS x WHERE x.id = a.id + 1)",
+        "UPDATE b SET n = n + 1 WHERE id IN (SELECT id FROM b) LIMIT 1",
+        "UPDATE IGNORE b SET n = n + 1 WHERE id IN (SELECT id FROM b)",
+        "UPDATE a SET n = n + 1 WHERE id IN (SELECT id FROM a) ORDER BY id LIMIT 2",
+        "UPDATE a SET n = n + 1 WHERE id IN (SELECT id FROM b)",
+        "UPDATE b SET n = n + 1 WHERE id IN (SELECT id FROM a) LIMIT 1",
+        "SELECT * FROM a ORDER BY id",
+    ])
+    assert theirs[0][1][2:4] == (b"(Rows matched: 3  Changed: 3  Warnings: 0", 1)
+    assert theirs[6][1][2:4] == (b"(Rows matched: 3  Changed: 3  Warnings: 1", 1)
 
 
 def test_ignored_updates_and_limits_replay_on_replicas(tmp_path):

@@ -252,9 +252,10 @@ def test_an_answer_is_framed_as_the_python_path(monkeypatch):
                 for _ in range(rng.randint(0, 6)))
             head, closing = rng.randbytes(rng.choice([0, 9, 120])), rng.randbytes(rng.choice([0, 5, 7, 300]))
             seq = rng.choice([0, 1, 3, 200, 255, 256 + 7])
-            assert _rows.answer(head, rows, encoder._kinds, closing, seq) is not None  # taken whole
+            assert _rows.answer(encoder._kinds, head, rows, closing, seq) is not None  # taken whole
             native_wire, python = _answers_both(encoder, head, rows, closing, seq, monkeypatch)
             assert native_wire == python, (columns, rows)
+            assert encoder.native_answer(head, rows, closing, seq) == python  # (the kinds bound)
     encoder = BinaryRowEncoder([_column((FieldType.LONG, 0)), _column(STRING)])
     many = [(i, None if i % 7 else str(i)) for i in range(300)]  # sequence ids that wrap
     for seq in (1, 200):
@@ -270,8 +271,9 @@ def test_an_answer_it_does_not_take_is_left_to_python(monkeypatch):
     encoder = BinaryRowEncoder([_column(STRING), _column((FieldType.LONG, 0))])
     for rows in ([("a", 1), ("b", 2 ** 40)], [["list", 1]], [("short",)], [("a", 1, "long")],
                  [("big", 1), ("x" * MAX_PAYLOAD, 2)]):  # (a row of MAX_PAYLOAD bytes or more: split in chunks)
-        assert _rows.answer(b"head", rows, encoder._kinds, b"\xfe\x00\x00", 1) is None
+        assert _rows.answer(encoder._kinds, b"head", rows, b"\xfe\x00\x00", 1) is None
+        assert encoder.native_answer(b"head", rows, b"\xfe\x00\x00", 1) is None
         native_wire, python = _answers_both(encoder, b"head", rows, b"\xfe\x00\x00", 1, monkeypatch)
         assert native_wire == python
-    assert _rows.answer(b"", (r for r in [("a", 1)]), encoder._kinds, b"", 1) is None  # not a list or tuple
-    assert _rows.answer(b"", [("a", 1)], encoder._kinds, b"\x00" * MAX_PAYLOAD, 1) is None
+    assert _rows.answer(encoder._kinds, b"", (r for r in [("a", 1)]), b"", 1) is None  # not a list or tuple
+    assert _rows.answer(encoder._kinds, b"", [("a", 1)], b"\x00" * MAX_PAYLOAD, 1) is None

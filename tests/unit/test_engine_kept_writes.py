@@ -48,7 +48,7 @@ SCRIPT: list[tuple[Any, ...]] = [
     ("write", AMONG, (7, 3), "keep"), ("write", AMONG, (8, 3), "kept"),
     ("write", JOINED, ("v", 1), "refused"), ("write", JOINED, ("w", 2), "text"),
     ("write", DEL, (5,), "keep"), ("write", DEL, (99,), "kept"),  # no row
-    ("write", ADD, ("5", 4), "keep"), ("write", ADD, ("x", 4), "kept"),  # its plan for strings there
+    ("write", ADD, ("5", 4), "keep"), ("write", ADD, ("6", 4), "kept"),  # its plan for number strings there
     ("write", ADD, (2, 4), "refused"),  # the plan for a number there is another: not kept
     ("write", UPD_K.replace("k+1", "k+?"), ("5", 4), "refused"), ("write", UPD_K.replace("k+1", "k+?"), ("6", 4), "text"),
     ("sql", "COMMIT"),

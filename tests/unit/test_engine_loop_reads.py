@@ -5,11 +5,14 @@ a reader thread."""
 
 from __future__ import annotations
 
+import asyncio
+import sys
+
 import pytest
 
 import engine.connections as connections
 from engine import Engine
-from engine.session import REPEATABLE_READ
+from engine.session import READ_COMMITTED, REPEATABLE_READ
 from protocol.errors import SQLError
 from tests.support.lanes import watch_lane
 
@@ -277,3 +280,104 @@ async def test_a_database_dropped_and_created_again_is_read_from_its_new_file_on
             assert (await s.execute("SELECT x FROM e.u")).rows == [(n,)]
     assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("c2",)]
     assert hops == []
+
+
+def _calls(fn, *args) -> tuple[object, list[str]]:
+    """`fn(*args)`'s result and the names of the Python and C functions it called, in order."""
+    calls: list[str] = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            calls.append(frame.f_code.co_name)
+        elif event == "c_call" and arg is not sys.setprofile:
+            calls.append(arg.__name__)
+
+    sys.setprofile(profile)
+    try:
+        result = fn(*args)
+    finally:
+        sys.setprofile(None)
+    return result, calls
+
+
+async def test_a_read_in_a_repeatable_read_snapshot_calls_no_more_than_at_read_committed(engine, hops):
+    """A snapshot's read after its first runs on the loop with no more calls than the same read
+    in a READ COMMITTED transaction: the step budget's progress handler stays on its connection
+    (not set and cleared per read), and its files are not looked at again while the engine's
+    map of databases is the one they were found to match."""
+    s = session(engine, 1)
+    sql = "SELECT c FROM t WHERE id = 2"
+    paths = {}
+    for isolation in (READ_COMMITTED, REPEATABLE_READ):
+        s.isolation = isolation
+        await s.execute("BEGIN")
+        assert (await s.execute("SELECT c FROM t WHERE id = 1")).rows == [("c1",)]  # (a snapshot's view taken)
+        s.select_now(sql)  # (its plan cached)
+        result, paths[isolation] = _calls(s.select_now, sql)
+        assert result.rows == [("c2",)]
+        await s.execute("COMMIT")
+    calls = paths[REPEATABLE_READ]
+    assert "query_on_loop" in calls and "set_progress_handler" not in calls and "_current" not in calls, calls
+    assert len(calls) <= len(paths[READ_COMMITTED]), paths
+    assert hops == []
+
+
+async def test_a_snapshot_s_long_read_is_stopped_on_the_loop_and_killed_on_a_reader_thread(engine, hops):
+    """The step budget left on a snapshot's connection between its reads on the loop still stops
+    a long read there; a reader thread then runs it without the budget (which would stop it
+    there at once), where KILL QUERY (`interrupt`) stops it with 1317; the loop's next reads run
+    in the same view, within the budget again."""
+    s, other = session(engine, 1), session(engine, 2)
+    s.isolation = REPEATABLE_READ
+    await s.execute("BEGIN")
+    assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("c2",)]
+    await other.execute("UPDATE t SET c = 'new' WHERE id = 2")
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "1"})
+    scan = "SELECT c FROM t WHERE id < 3000 ORDER BY c DESC LIMIT 1"  # over the loop's budget
+    assert (await s.execute(scan)).rows == [("c999",)] and hops == ["query"]
+    task = asyncio.ensure_future(s.execute("SELECT count(*) FROM t a, t b, t c"))
+    await asyncio.sleep(0.5)
+    s.interrupt()
+    with pytest.raises(SQLError) as e:
+        await asyncio.wait_for(task, 30)
+    assert e.value.code == 1317 and hops == ["query"] * 2
+    s.clear_interrupt()
+    assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("c2",)] and hops == ["query"] * 2
+    assert (await s.execute(scan)).rows == [("c999",)] and hops == ["query"] * 3
+    await s.execute("COMMIT")
+    assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("new",)]
+
+
+async def test_a_snapshot_s_files_are_looked_at_again_when_a_database_is_created_or_dropped(engine, hops):
+    """A database created after a snapshot's first read: the snapshot's connection lacks its
+    file, so its next read runs on a reader thread (which attaches it); then it reads on the loop
+    again. One dropped: the snapshot keeps the file it read, which the engine no longer holds, so
+    its reads leave the loop until it ends; the next transaction's reads are the loop's again."""
+    s, other = session(engine, 1), session(engine, 2)
+    s.isolation = REPEATABLE_READ
+    await s.execute("BEGIN")
+    assert (await s.execute("SELECT c FROM t WHERE id = 2")).rows == [("c2",)] and hops == []
+    await other.execute("CREATE DATABASE e")
+    await other.execute("CREATE TABLE e.u (x INT)")
+    await other.execute("INSERT INTO e.u VALUES (42)")
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "1"})
+    assert (await s.execute("SELECT c FROM t WHERE id = 3")).rows == [("c3",)] and hops == ["query"]
+    assert (await s.execute("SELECT x FROM e.u")).rows == [(42,)]
+    assert (await s.execute("SELECT c FROM t WHERE id = 4")).rows == [("c4",)] and hops == ["query"]
+    await s.execute("COMMIT")
+    await s.execute("BEGIN")
+    assert (await s.execute("SELECT x FROM e.u")).rows == [(42,)] and hops == ["query"]
+    await other.execute("DROP DATABASE e")
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "2"})
+    assert (await s.execute("SELECT c FROM t WHERE id = 5")).rows == [("c5",)] and hops == ["query"] * 2
+    assert (await s.execute("SELECT c FROM t WHERE id = 6")).rows == [("c6",)] and hops == ["query"] * 3
+    await s.execute("COMMIT")
+    await s.execute("BEGIN")
+    assert (await s.execute("SELECT c FROM t WHERE id = 7")).rows == [("c7",)] and hops == ["query"] * 3
+    with pytest.raises(SQLError) as e:
+        await s.execute("SELECT x FROM e.u")
+    assert e.value.error.code == 1146
+    await s.execute("COMMIT")

@@ -135,13 +135,15 @@ def test_loops_case_and_blocks_as_steps():
     _, resignal, alone = routines.body_steps("BEGIN DECLARE c CONDITION FOR SQLSTATE '45001';"
                                              " RESIGNAL c SET MYSQL_ERRNO = 5; RESIGNAL; END")
     assert (resignal.kind, resignal.text, alone.text) == ("resignal", "RESIGNAL SQLSTATE '45001' SET MYSQL_ERRNO = 5", "")
-    # an UNDO handler, GET DIAGNOSTICS' other items: parsed, refused at CALL
-    for refused in ("BEGIN DECLARE UNDO HANDLER FOR SQLWARNING SELECT 1; END",
-                    "BEGIN GET DIAGNOSTICS CONDITION 1 @c = CLASS_ORIGIN; END"):
-        routines.check_body(refused, "PROCEDURE")
+    # GET DIAGNOSTICS' string items; an UNDO handler and GET STACKED: MariaDB 10.11's 1064 at CREATE
+    (diagnostics,) = routines.body_steps("BEGIN GET DIAGNOSTICS CONDITION 1 @c = CLASS_ORIGIN, @t = TABLE_NAME; END")
+    assert diagnostics.assignments == [("@c", "CLASS_ORIGIN"), ("@t", "TABLE_NAME")]
+    for refused, near in (("BEGIN\nDECLARE UNDO HANDLER FOR SQLWARNING SELECT 1; END", "UNDO HANDLER FOR SQLWARNING"),
+                          ("BEGIN GET STACKED DIAGNOSTICS @n = NUMBER; END", "STACKED DIAGNOSTICS @n")):
         with pytest.raises(SQLError) as e:
-            routines.body_steps(refused)
-        assert e.value.code == 1235
+            routines.check_body(refused, "PROCEDURE", 3)
+        assert e.value.code == 1064 and f"near '{near}" in e.value.message
+        assert e.value.message.endswith(f"at line {3 + refused.count(chr(10))}")
 
 
 @pytest.mark.parametrize(("body", "code", "message"), [
@@ -231,3 +233,13 @@ async def test_a_function_reading_a_table_is_called_from_its_own_database_only(e
     assert await error(engine, db, "SELECT total(id) FROM t") == 1235  # (id would be the subquery's)
     db.database = "other"  # (its `t` would be other.t: MariaDB reads test.t)
     assert await error(engine, db, "SELECT test.total(2)") == 1235
+
+
+def test_steps_know_the_line_mariadb_names_in_note_4094():
+    # a statement's line is where it ends (MariaDB numbers the instruction once it is read),
+    # counted from the line the body starts on in the routine's SHOW CREATE text
+    first, second, branch = routines.body_steps(
+        "BEGIN\n  SELECT 1;\n  INSERT INTO t\n    VALUES (1);\n  IF 1 THEN\n    DO 2; END IF;\nEND", 2)
+    assert (first.line, second.line, branch.line, branch.branches[0][1][0].line) == (3, 5, 6, 7)
+    routine = routines.Routine("d", "p", "PROCEDURE", "", "BEGIN SELECT 1; END", comment="x", deterministic=True)
+    assert routine.body_line() == 4  # (the head, DETERMINISTIC, COMMENT: a line each)

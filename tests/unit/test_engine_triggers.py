@@ -157,9 +157,32 @@ async def test_if_and_signal_in_bodies(engine, db):
     assert (e.value.code, e.value.sqlstate, e.value.message) == (1644, "45000", "neg")
     assert await rows(engine, db, "SELECT COUNT(*) FROM t") == [(2,)]
     assert await error(engine, db, "CREATE TRIGGER x BEFORE DELETE ON t FOR EACH ROW SIGNAL SQLSTATE '00000'") == 1407
-    assert await error(engine, db, "CREATE TRIGGER x BEFORE DELETE ON t FOR EACH ROW BEGIN DECLARE n INT; END") == 1235
-    assert await error(engine, db, "CREATE TRIGGER x AFTER DELETE ON t FOR EACH ROW "
-                                   "IF OLD.a > 0 THEN DELETE FROM u; END IF") == 1235
+    assert await error(engine, db, "CREATE TRIGGER x BEFORE DELETE ON t FOR EACH ROW BEGIN DECLARE n INT; "
+                                   "WHILE n < 3 DO SET n = n + 1; END WHILE; END") == 1235
+    assert await error(engine, db, "CREATE TRIGGER x BEFORE DELETE ON t FOR EACH ROW BEGIN "
+                                   "DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END; END") == 1235
+
+
+async def test_writes_in_branches_case_and_local_variables(engine, db):
+    await run(engine, db, "CREATE TRIGGER t_ai AFTER INSERT ON t FOR EACH ROW BEGIN "
+                          "DECLARE n INT DEFAULT 0; DECLARE tag VARCHAR(6); "
+                          "SELECT COUNT(*) INTO n FROM u WHERE a = NEW.a; "
+                          "CASE WHEN n > 0 THEN UPDATE u SET s = 'dup' WHERE a = NEW.a; "
+                          "WHEN NEW.a > 10 THEN SET tag = 'bigger'; INSERT INTO u VALUES (NEW.id, NEW.a, tag); "
+                          "ELSE INSERT INTO u (id, a) SELECT NEW.id, NEW.a FROM DUAL; END CASE; END")
+    await run(engine, db, "INSERT INTO t (id, a) VALUES (1, 5), (2, 5), (3, 20)")
+    assert await rows(engine, db, "SELECT * FROM u ORDER BY id") == [(1, 5, "dup"), (3, 20, "bigger")]
+    # a simple CASE without ELSE that no WHEN matches: 1339, the statement undone
+    await run(engine, db, "CREATE TRIGGER t_bd BEFORE DELETE ON t FOR EACH ROW "
+                          "CASE OLD.a WHEN 5 THEN DELETE FROM u WHERE id = OLD.id; END CASE")
+    await run(engine, db, "DELETE FROM t WHERE id = 1")
+    assert await error(engine, db, "DELETE FROM t") == 1339
+    assert await rows(engine, db, "SELECT id FROM t ORDER BY id") == [(2,), (3,)]
+    assert await rows(engine, db, "SELECT id FROM u ORDER BY id") == [(3,)]
+    # SELECT ... INTO of more than one row: 1172
+    await run(engine, db, "CREATE TRIGGER t_bu BEFORE UPDATE ON t FOR EACH ROW BEGIN "
+                          "DECLARE k INT; SELECT id INTO k FROM t; END")
+    assert await error(engine, db, "UPDATE t SET s = 'x' WHERE id = 2") == 1172
 
 
 async def test_duplicates_name_their_value(engine, db):

@@ -14,6 +14,7 @@ import pytest
 import engine.core as engine_core
 from engine import Engine
 from engine.concurrency import WriterLock
+from engine.connections import connect
 from protocol.errors import SQLError
 from tests.support.lanes import watch_lane
 
@@ -405,9 +406,9 @@ async def test_meta_survives_reopen(tmp_path):
 
 
 def stored_meta(path, column: str = "v") -> dict[str, str]:
-    """Every row of a database file's meta table, as committed (read beside the engine): its
-    value, or its `column` (`rowid`)."""
-    conn = sqlite3.connect(str(path))
+    """Every row of a database file's meta table, as committed (read beside the engine, through
+    its VFS): its value, or its `column` (`rowid`)."""
+    conn = connect(path)
     try:
         return dict(conn.execute(f"SELECT k, {column} FROM {engine_core.META_TABLE}").fetchall())
     finally:

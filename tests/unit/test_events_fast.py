@@ -277,3 +277,55 @@ def test_decoding_a_replicated_transaction_s_events_enters_no_python_layer_but_t
             assert parts == (declared.header, declared.body)
             assert entered[0] == "decode_parts"
             assert set(entered[1:]) <= {"_decode_gtid", "_decode_query", "decode", "__init__"}, entered
+
+
+def test_a_statement_s_query_body_is_built_once_per_session_state_then_only_its_text(monkeypatch):
+    """`statement_query` keeps a QUERY body's bytes before the text by what decides them (the
+    thread id, the database, foreign_key_checks and the sql_mode bits): every statement's event
+    is `query_event`'s of its own fields, whatever was kept before and in whatever order, across
+    thread ids, databases (None and ''), modes, non-ASCII and surrogate-escaped texts, a
+    statement that read its microseconds (built whole) and the keep emptied when full; a text
+    that cannot be written is refused as `query_event` refuses it; and `query_body` runs once per
+    such state, not per statement."""
+    from master import events
+
+    monkeypatch.setattr(events, "_QUERY_HEADS", {}, raising=False)
+    rng = random.Random(29)
+    built = [0]
+    query_body_of = events.query_body
+
+    def counted(*args):
+        built[0] += 1
+        return query_body_of(*args)
+
+    monkeypatch.setattr(events, "query_body", counted)
+    states = [(thread_id, db, fk, zero, mode)
+              for thread_id in (1, 2, 2**32 - 1) for db in (None, "", "sbtest", "d\u00e9")
+              for fk in (True, False) for zero in (False, True) for mode in (None, 0, 0x5A000000)]
+    texts = ["UPDATE t SET k=k+1 WHERE id=7", "INSERT INTO t VALUES (1, 'caf\u00e9 \u2615')", "", "x\udcff", "y" * 300]
+    for n in range(3000):
+        thread_id, db, fk, zero, mode = rng.choice(states)
+        micros = rng.choice([None, None, None, 0, 999_999])
+        stmt = LoggedStatement(db=db, sql=rng.choice(texts), timestamp=1_700_000_000 + n, is_ddl=False,
+                               foreign_key_checks=fk, no_auto_value_on_zero=zero, sql_mode=mode, microseconds=micros)
+        assert events.statement_query(stmt, thread_id, stmt.timestamp) == events.query_event(
+            stmt.sql, db, stmt.timestamp, thread_id, fk, zero, mode, micros)
+    with pytest.raises(LocalProtocolError):
+        events.statement_query(LoggedStatement(db="d", sql="\ud800", timestamp=1), 1, 1)
+    with pytest.raises(LocalProtocolError):  # (a thread id past the field: the head itself refused)
+        events.statement_query(LoggedStatement(db="d", sql="x", timestamp=1), 2**32, 1)
+    # kept: once per state, then no `query_body` for a statement
+    events._QUERY_HEADS.clear()
+    built[0] = 0
+    for n in range(10):
+        for thread_id in (5, 6):
+            stmt = LoggedStatement(db="sbtest", sql=f"DELETE FROM t WHERE id={n}", timestamp=n, is_ddl=False)
+            assert events.statement_query(stmt, thread_id, n)[1] == query_body_of(
+                thread_id, "sbtest", stmt.sql, events.STATUS_VARS)
+    assert built[0] == 2
+    # full: emptied, then kept again, the bodies the same
+    for thread_id in range(events._QUERY_HEADS_KEPT + 10):
+        stmt = LoggedStatement(db="d", sql="DELETE FROM t", timestamp=1, is_ddl=False)
+        assert events.statement_query(stmt, thread_id, 1)[1] == query_body_of(thread_id, "d", stmt.sql,
+                                                                               events.STATUS_VARS)
+    assert 0 < len(events._QUERY_HEADS) <= events._QUERY_HEADS_KEPT

@@ -101,9 +101,12 @@ def test_a_binary_string_read_as_a_number_is_warned_of_as_printed():
 
 
 async def test_a_string_that_is_no_number_fails_a_strict_write(db):
-    for sql in ("INSERT INTO t (id, i) VALUES (3, X'20' + 1)", "UPDATE t SET i = 'x1' + 1"):
-        with pytest.raises(SQLError) as excinfo:
-            await db.run(sql)
-        assert excinfo.value.code == 1292, sql
+    with pytest.raises(SQLError) as excinfo:
+        await db.run("INSERT INTO t (id, i) VALUES (3, X'20' + 1)")
+    assert excinfo.value.code == 1292
+    await db.run("UPDATE t SET i = 'x1' + 1")  # no row: nothing computed, nothing refused (MariaDB's)
     await db.run("INSERT IGNORE INTO t (id, i) VALUES (3, X'20' + 1)")
     assert await rows(db, "SELECT id, i FROM t") == [(3, 1)]
+    with pytest.raises(SQLError) as excinfo:
+        await db.run("UPDATE t SET i = 'x1' + 1")
+    assert excinfo.value.code == 1292

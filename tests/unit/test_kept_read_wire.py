@@ -78,6 +78,16 @@ def _decoded(block: bytes, count: int, types: list[ParamType]) -> list[object] |
         return None
 
 
+def _damaged(block: bytes, rng, copies: int = 10) -> list[bytes]:
+    """`copies` copies of `block`, each with one byte at random set to a random value."""
+    out = []
+    for _ in range(copies):
+        damaged = bytearray(block)
+        damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+        out.append(bytes(damaged))
+    return out
+
+
 def test_int_params_read_what_the_decoder_reads():
     rng = random.Random(17)
     for _ in range(400):
@@ -106,10 +116,7 @@ def test_int_params_read_what_the_decoder_reads():
             first + b"\x00",
             first[:-1],
         ]
-        for _ in range(10):
-            damaged = bytearray(first)
-            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
-            others.append(bytes(damaged))
+        others += _damaged(first, rng)
         for block in others:
             read = layout.read(block)
             if read is not None:  # same layout after all: then the decoder's values

@@ -154,8 +154,17 @@ def in_lane(monkeypatch):
 @pytest.fixture
 def in_one_pass(monkeypatch):
     """How many of those took `kept_answer`'s one pass (the session's state asking nothing but
-    the rows: `ClientSession.kept_rows`)."""
-    return _count_answers(monkeypatch, ClientSession, "kept_rows")
+    the rows: engine `Session.prepared_rows`, plain, answered)."""
+    answered = [0]
+    original = Session.prepared_rows
+
+    def counted(self, prepared, args, plain=False):
+        rows = original(self, prepared, args, plain)
+        answered[0] += plain and rows is not None
+        return rows
+
+    monkeypatch.setattr(Session, "prepared_rows", counted)
+    return answered
 
 
 def _run_all(shell: ShellServer) -> list[object]:
@@ -187,7 +196,7 @@ PATHS = ("one pass", "lane", "receipt", "kept", "now", "statement")
 
 def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, on_receipt, in_lane, in_one_pass, monkeypatch):
     """The kept read answered in the receive callback from the bytes received (`kept_answer`),
-    in its one pass where the session's state allows it (`ClientSession.kept_rows`) and
+    in its one pass where the session's state allows it (`ClientSession.unhindered`) and
     without it, from the command read (`execute_on_receipt`), the kept read in the session's
     task, the loop's answer of the bound text, the statement path: one after the other on the
     same server, each with a new connection (its login's bytes left out: the greeting's salt and
@@ -197,7 +206,7 @@ def test_every_path_sends_the_same_bytes(shell, wire, kept_reads, on_receipt, in
     for path in PATHS:
         with monkeypatch.context() as m:
             if path != "one pass":
-                m.setattr(ClientSession, "kept_rows", lambda self, read, keyword, params: None)
+                m.setattr(ClientSession, "unhindered", lambda self: False)  # (`reads_unhindered` never up)
             if path not in ("one pass", "lane"):
                 m.setattr(prepared.PreparedStatements, "kept_answer", lambda self, payload: False)
             if path not in ("one pass", "lane", "receipt"):  # the task answers every command
@@ -411,6 +420,7 @@ def test_the_one_pass_is_left_whenever_the_session_s_state_asks_more(shell, in_o
             while session._busy:
                 await asyncio.sleep(0.001)
             session._query_killed = True
+            session.reads_unhindered = False  # (as `kill_query` leaves it)
 
         shell.call(kill_pending)
         assert reads(conn, stmt, (3,)) == (0, [1317])  # (the statement path's: it ends the kill)
@@ -441,6 +451,53 @@ def test_the_one_pass_is_left_whenever_the_session_s_state_asks_more(shell, in_o
         assert kept_reads[0] == before
     finally:
         other.close()
+
+
+def test_the_session_s_state_is_asked_once_until_its_task_runs_a_command(shell, in_one_pass, monkeypatch):
+    """`kept_answer`'s one pass asks the session's state (`ClientSession.unhindered`, its
+    `_reads_now`) once and keeps the answer in `reads_unhindered`: the one passes after it ask
+    nothing, until a command of the session's task (anything it runs may move what is asked)
+    drops the flag; the next one pass asks again. A command that hinders the read (SET SESSION
+    max_statement_time) then sends it the way of every kept read, and the one pass comes back
+    once the state is plain again."""
+    assert shell.server is not None
+    asked = [0]
+    original = ClientSession._reads_now
+
+    def counted(self, keyword):
+        asked[0] += 1
+        return original(self, keyword)
+
+    monkeypatch.setattr(ClientSession, "_reads_now", counted)
+    conn = shell.connect(autocommit=True, database="d1")
+    try:
+        stmt = prepare(conn, "SELECT c FROM t WHERE id=?")[0]
+
+        def reads(n: int) -> tuple[int, int, list]:
+            """n executions: how many took the one pass, how often the state was asked, the rows."""
+            passes, before, rows = in_one_pass[0], asked[0], []
+            for _ in range(n):
+                send(conn, COM_STMT_EXECUTE, execute_body(stmt, 0, [LONGLONG], [(3).to_bytes(8, "little")]))
+                rows.append([read(conn) for _ in range(5)][3])  # count, definition, EOF, row, EOF
+            return in_one_pass[0] - passes, asked[0] - before, rows
+
+        row = b"\x00\x00\x01x"
+        reads(2)  # kept, then its values' layout read
+        session = shell.server.sessions[conn.thread_id()]
+        assert reads(1) == (1, 1, [row]) and session.reads_unhindered  # asked, kept up
+        assert reads(3) == (3, 0, [row] * 3)  # not asked again
+        conn.query("SET @a = 1")  # a command of the task: the flag dropped
+        assert not session.reads_unhindered
+        assert reads(2) == (2, 1, [row] * 2)  # asked once more
+        conn.query("SET SESSION max_statement_time = 100")
+        assert reads(2)[::2] == (0, [row] * 2)  # every kept read's way, asking each time
+        assert not session.reads_unhindered
+        conn.query("SET SESSION max_statement_time = 0")
+        assert reads(1)[2] == [row]  # (the task's answer bound the values' types anew: their layout read)
+        passes, _, rows = reads(2)
+        assert (passes, rows) == (2, [row] * 2) and session.reads_unhindered
+    finally:
+        conn.close()
 
 
 def test_a_prepare_whose_null_probe_fails_still_describes_its_columns(shell, wire):
@@ -543,16 +600,20 @@ def test_a_kept_read_on_receipt_runs_none_of_the_layers_it_skips(shell):
     integers needs not (`_rand_for`, `_read_view`, `_bytes_where_not_utf8`); in autocommit with
     nothing pending, none of the layers `kept_answer`'s one pass leaves out (the command's fields
     and values read apart, `_answer_kept`, `run_prepared_read`, `read_prepared` and its `Result`,
-    `_executed`, `status_flags`, the state machine's table); the bytes are the socket path's."""
+    `_executed`, `status_flags`, the state machine's table), nor, once a one pass asked it, the
+    session's state again (`unhindered`, `_reads_now`: `reads_unhindered` stays up), the Com_
+    count by name (`count_command`), the statement's kill flag (`Event.is_set`), its column
+    block (`ResultHead.around`) and, where built, the encoder's Python layer over `_rows.answer`;
+    the bytes are the socket path's."""
     conn = shell.connect(autocommit=True, database="d1")
     try:
         stmt, _, _ = prepare(conn, "SELECT v FROM t WHERE id=?")
         good = execute_body(stmt, 0, [LONGLONG], [(1).to_bytes(8, "little")])
         answers = []
-        for _ in range(2):  # kept, then its values' layout read
+        for _ in range(3):  # kept, its values' layout read, a one pass (`reads_unhindered` up)
             send(conn, COM_STMT_EXECUTE, good)
             answers.append([read(conn) for _ in range(5)])  # count, definition, EOF, row, EOF
-        assert answers[0] == answers[1]
+        assert answers[0] == answers[1] == answers[2]
         assert shell.server is not None
 
         def on_receipt() -> tuple[list[str], list[bytes]]:
@@ -576,13 +637,14 @@ def test_a_kept_read_on_receipt_runs_none_of_the_layers_it_skips(shell):
         calls, written = shell.call(on_receipt)
     finally:
         conn.close()
-    assert "kept_answer" in calls and "kept_rows" in calls and "prepared_rows" in calls
+    assert "kept_answer" in calls and "prepared_rows" in calls
     skipped = {"claims", "schemas", "<lambda>", "framed", "closing",
                "answer_rows", "_counted", "_rand_for", "_read_view", "_bytes_where_not_utf8",
                "plain_execute", "_int_values", "read", "_answer_kept", "run_prepared_read", "read_prepared",
-               "__init__", "_executed", "status_flags", "in_transaction", "fire"}
+               "__init__", "_executed", "status_flags", "in_transaction", "fire",
+               "_reads_now", "unhindered", "count_command", "is_set", "around"}
     if binary._native_answer is not None:
-        skipped |= {"encode_rows", "frame_payloads"}
+        skipped |= {"encode_rows", "frame_payloads", "answer"}
     assert not skipped & set(calls), calls
     payloads, at = [], 0
     while at < len(written[0]):

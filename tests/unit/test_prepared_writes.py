@@ -543,10 +543,10 @@ _VALUES = st.one_of(
 @hypothesis.given(st.lists(st.tuples(_VALUES, st.sampled_from(_PARAM_TYPES)), max_size=4))
 def test_a_write_s_binding_reads_its_plain_values_as_bind_and_plain_values_do(params):
     """`bind_write` (one pass over an execution's values for a write answered on receipt) gives
-    `bind`'s text and warnings and `_plain_values`' values."""
+    `bind`'s text and warnings and `_plain_values`' values (around pieces holding `%`)."""
     values, types = [v for v, _ in params], [t for _, t in params]
-    stmt = prepared.PreparedStatement(1, ["INSERT INTO t VALUES (", *[", "] * max(len(values) - 1, 0), ")"]
-                                      if values else ["DELETE FROM t"])
+    stmt = prepared.PreparedStatement(1, ["INSERT INTO t VALUES ('%s%%', ", *[", "] * max(len(values) - 1, 0), ")"]
+                                      if values else ["DELETE FROM t WHERE c LIKE '%d%%'"])
     warned: list = []
     warned2: list = []
     assert stmt.bind_write(values, types, warned) == (stmt.bind(values, types, warned2),
