@@ -83,6 +83,7 @@ LOOP_READ_CHECK = 1000
 LOOP_READ_STEPS = 20_000
 PAGE_CACHE_BYTES = 32 << 20  # each connection's page cache (what innodb_buffer_pool_size reports)
 PAGE_SIZE = 4096  # SQLite's default page size, which the engine's files keep (innodb_page_size)
+BUSY_TIMEOUT_MS = 10_000  # a reader thread's or the writer's longest wait for a lock
 VFS = "unix-excl"  # the files are the process's alone (the module's header)
 
 # A literal number with more digits than a double holds is a Decimal (`lexer.decode_number`); where
@@ -123,7 +124,7 @@ def open_connection(path: Path, state: functions.ConnectionState, synchronous: s
     conn = connect(path, isolation_level=None, check_same_thread=False, cached_statements=512, timeout=0)
     if datadir is not None:
         claim(conn, datadir)
-    conn.execute("PRAGMA busy_timeout=10000")
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={synchronous}")
     conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_BYTES // 1024}")
@@ -168,6 +169,9 @@ class Snapshot:
 
     reader: Reader | None = None
     running: bool = False  # a query of it runs on a reader thread (set and cleared there)
+    # the WAL bound's epoch it was admitted in before its first read (`engine.walbound`), None
+    # until then and after its end
+    epoch: int | None = None
     # WITH CONSISTENT SNAPSHOT over more databases than a connection holds: the ones whose view
     # it took at its start (any other is refused, never read from a later view)
     fixed: set[str] | None = None

@@ -494,7 +494,10 @@ class Session:
                 return None
             args = self._args(plan, params, None, self._now(None), sql)
             self._rand_for(plan, None)
-            answer = self.engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, self._read_view())
+            view = self._read_view()
+            if view is not None and view.epoch is None and not self.engine.snapshots.admit(view):
+                return None  # (the gate is closed: `execute` waits at it)
+            answer = self.engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, view)
         except SQLError:
             return None  # a read without side effects: `execute` runs it again and raises it
         if answer is None:
@@ -543,13 +546,15 @@ class Session:
         in_view = self._in_txn or not self.autocommit
         if plain and in_view:
             return None
+        view = self._read_view() if in_view else None
+        if view is not None and view.epoch is None and not self.engine.snapshots.admit(view):
+            return None  # (the gate is closed: `execute` waits at it)
         fx = self._fx
         fx.start_statement()  # (`_rand_for`'s start: `prepare_read` keeps no read that calls RAND())
         if fx.warnings:
             fx.warnings = []
         try:
-            answer = self.engine._pool.query_on_loop(prepared.plan.sql, args, fx, self._database,
-                                                     self._read_view() if in_view else None, names=False)
+            answer = self.engine._pool.query_on_loop(prepared.plan.sql, args, fx, self._database, view, names=False)
         except SQLError:
             return None  # as select_now
         if answer is None or plain and fx.warnings:
@@ -683,6 +688,8 @@ class Session:
         if len(engine.schemas) > ATTACH_LIMIT:
             files = ["main", *([self._database] if self._database else [])]
             self._snapshot.fixed = set(files[1:])
+        if self._snapshot.epoch is None:
+            await engine.snapshots.enter(self._snapshot)
         await engine._on_reader(engine._pool.query, view_sql(files), [], None, self._database, self._snapshot)
 
     def _now(self, context: StatementContext | None) -> int:
@@ -876,6 +883,8 @@ class Session:
             names, rows = await engine._on_writer(engine._r_query_writer, plan.sql, args, self._fx, self._database)
         else:
             snapshot = self._read_view()
+            if snapshot is not None and snapshot.epoch is None:
+                await engine.snapshots.enter(snapshot)  # (its first read: `engine.walbound`)
             answer = None
             if plan.inline:  # no hop unless it runs long (core's "Threads")
                 answer = engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, snapshot)
@@ -1393,6 +1402,8 @@ class Session:
 
     def _end_snapshot(self) -> None:
         snapshot = self._snapshot
+        if snapshot.epoch is not None:
+            self.engine.snapshots.leave(snapshot)
         reader, snapshot.reader = snapshot.reader, None
         snapshot.fixed = None
         if reader is None:
@@ -1630,6 +1641,8 @@ class Session:
         transaction's snapshot, or on the writer while this session holds the writer lock."""
         engine = self.engine
         snapshot = None if self._holds_lock else self._read_view()
+        if snapshot is not None and snapshot.epoch is None:
+            await engine.snapshots.enter(snapshot)
         rows, warnings = [], []
         for table in answer.tables:
             value = table.value
