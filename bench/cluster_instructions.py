@@ -25,9 +25,9 @@ runs the reads alone (the master idle): a read's own cost, without the applier b
 callgrind a run lasts long enough that a process's idle work on timers is a visible part of the
 counts: the other slave's count is what that part weighs.
 
-`--isolation REPEATABLE-READ` sets the master's global transaction_isolation before sysbench
-prepares (the server's default is READ-COMMITTED): `oltp_read_write`'s reads then read in each
-transaction's snapshot.
+`--isolation LEVEL` sets the master's global transaction_isolation before sysbench prepares
+(the server's default is REPEATABLE-READ, older trees' READ-COMMITTED): under REPEATABLE-READ
+`oltp_read_write`'s reads read in each transaction's snapshot.
 """
 
 from __future__ import annotations

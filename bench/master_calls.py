@@ -15,8 +15,9 @@ run). The commands the master received per transaction (its Com_* counters' delt
 with the count. `--shape read_write` is sysbench's only. `--sysbench-option` (repeatable) is
 passed to the counted run, e.g. `--sysbench-option=--point_selects=0` to count a transaction
 without one kind of statement (oltp_read_write's counts of each kind: `sysbench oltp_read_write
-help`). `--isolation REPEATABLE-READ` sets the master's global transaction_isolation before
-sysbench connects (the server's default is READ-COMMITTED: `server/core_variables.py`).
+help`). `--isolation LEVEL` sets the master's global transaction_isolation before
+sysbench connects (the server's default is REPEATABLE-READ: `server/core_variables.py`; older
+trees' READ-COMMITTED).
 --by-dir: the calls per transaction of each top directory of the tree (server/, engine/ ...), the
 builtins and the standard library apart. --save FILE keeps the profile for `pstats` (callers).
 

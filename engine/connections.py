@@ -25,12 +25,15 @@ transaction on the loop too, on a reader of the loop's own (`Reader.loop_begun`:
 like the loop's reader; kept apart from the reader threads' so that none of theirs ever runs
 without one), which the snapshot then pins; when that first read cannot run on the loop (busy,
 over its budget, a file to attach) nothing is pinned and it runs on a reader thread, which takes
-the view then (either way the view is the first read's). Not while a query of the snapshot
-still runs on a reader thread (`Snapshot.running`: a cancelled one), nor when the connection's
-files differ from the engine's databases (attaching is the reader threads' work; looked at again
-only when the engine's map of databases or the connection's files change: `Reader.matched`). A snapshot's
-end (`end_snapshot`: the COMMIT of a read transaction, which waits for nothing) runs on the
-loop, but while such a query runs (then on a reader thread).
+the view then (either way the view is the first read's). That view is of every database the
+reader holds, taken before the first read (`view_sql`): SQLite would take each file's at the
+transaction's first read of that file, where InnoDB's read view covers every table from the
+transaction's first read. Not while a query of the snapshot still runs on a reader thread
+(`Snapshot.running`: a cancelled one), nor when the connection's files differ from the engine's
+databases (attaching is the reader threads' work; looked at again only when the engine's map of
+databases or the connection's files change: `Reader.matched`). A snapshot's end (`end_snapshot`:
+the COMMIT of a read transaction, which waits for nothing) runs on the loop, but while such a
+query runs (then on a reader thread).
 
 The files are the process's alone (`connect`): every connection opens them through SQLite's
 "unix-excl" VFS (an ATTACH takes its connection's VFS), which takes an exclusive lock on a file
@@ -80,6 +83,7 @@ LOOP_READ_CHECK = 1000
 LOOP_READ_STEPS = 20_000
 PAGE_CACHE_BYTES = 32 << 20  # each connection's page cache (what innodb_buffer_pool_size reports)
 PAGE_SIZE = 4096  # SQLite's default page size, which the engine's files keep (innodb_page_size)
+BUSY_TIMEOUT_MS = 10_000  # a reader thread's or the writer's longest wait for a lock
 VFS = "unix-excl"  # the files are the process's alone (the module's header)
 
 # A literal number with more digits than a double holds is a Decimal (`lexer.decode_number`); where
@@ -120,7 +124,7 @@ def open_connection(path: Path, state: functions.ConnectionState, synchronous: s
     conn = connect(path, isolation_level=None, check_same_thread=False, cached_statements=512, timeout=0)
     if datadir is not None:
         claim(conn, datadir)
-    conn.execute("PRAGMA busy_timeout=10000")
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={synchronous}")
     conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_BYTES // 1024}")
@@ -160,10 +164,14 @@ class Reader:
 
 class Snapshot:
     """A session's read view inside a transaction (REPEATABLE READ): a pinned reader connection
-    whose SQLite read transaction starts at the first SELECT and ends with the transaction."""
+    whose SQLite read transaction starts at the first SELECT (its view of every file the reader
+    holds: `view_sql`) and ends with the transaction."""
 
     reader: Reader | None = None
     running: bool = False  # a query of it runs on a reader thread (set and cleared there)
+    # the WAL bound's epoch it was admitted in before its first read (`engine.walbound`), None
+    # until then and after its end
+    epoch: int | None = None
     # WITH CONSISTENT SNAPSHOT over more databases than a connection holds: the ones whose view
     # it took at its start (any other is refused, never read from a later view)
     fixed: set[str] | None = None
@@ -187,6 +195,12 @@ def _current(attached: dict[str, Path], schemas: dict[str, Path]) -> bool:
     engine holds now: a database dropped and created again has a new one under the same name
     and path, whose old file the reader must not read on."""
     return len(attached) == len(schemas) and all(schemas.get(name) is path for name, path in attached.items())
+
+
+def view_sql(files) -> str:
+    """One read of each of `files`' schema (attached names, "main" the engine's own): run first in
+    a read transaction, it takes the transaction's view of every one of them at once."""
+    return "SELECT " + " + ".join(f"(SELECT count(*) FROM {quote_ident(f)}.sqlite_master)" for f in files)
 
 
 class ReaderPool:
@@ -294,10 +308,10 @@ class ReaderPool:
                 snapshot.reader = self.checkout()
             reader = snapshot.reader
             self.sync_attached(reader)
-            if not reader.conn.in_transaction:
-                reader.conn.execute("BEGIN")  # the snapshot is taken by the first read
+            begin = not reader.conn.in_transaction
         else:
             reader = self.checkout()
+            begin = False
         if reader.budgeted:
             self._off_loop(reader)
         reader.state.fx = rand
@@ -306,6 +320,10 @@ class ReaderPool:
         if snapshot is not None:
             snapshot.running = True
         try:
+            if begin:  # the snapshot is taken by the first read, of every database the reader holds
+                reader.conn.execute("BEGIN")
+                if len(reader.attached) > 1:
+                    reader.conn.execute(view_sql(reader.attached)).fetchall()
             if rand is not None and rand.interrupted.is_set():
                 raise SQLError(ER_QUERY_INTERRUPTED)  # killed before it started
             while True:
@@ -411,7 +429,10 @@ class ReaderPool:
             return None
         reader.conn.execute("BEGIN")
         snapshot.reader = reader
-        answer = self.query_on_loop(sql, args, rand, database, snapshot, names)  # (now in its transaction)
+        answer = None  # (the queries now run in its transaction: the view of every file first)
+        if len(reader.attached) < 2 or self.query_on_loop(view_sql(reader.attached), (), None, database, snapshot,
+                                                          False) is not None:
+            answer = self.query_on_loop(sql, args, rand, database, snapshot, names)
         if answer is None:  # (not run: busy, over the budget, a file to attach)
             snapshot.reader = None
             self.end_snapshot(reader)

@@ -58,7 +58,9 @@ calls SQLite itself, without a hop, for three things only, each bounded:
   checkpoint due: `commits_on_loop`) runs on the loop when the writer lane is idle, as such a
   write does. SQLite's automatic checkpoint is off on the writer connection, so that no commit
   on the loop copies the WAL: the writer thread checkpoints after every CHECKPOINT_GROUPS
-  commits (the commit on which one is due takes the hop).
+  commits (the commit on which one is due takes the hop), and restarts the WAL after the next
+  commit when the snapshots' gate wants it (`engine.walbound`: the WAL's bound under
+  overlapping REPEATABLE READ snapshots; that commit takes the hop too).
 
 Writer lock and group commit (who may call what). `Engine.writer_lock` is a FIFO lock. A session
 takes it at its first write (autocommit write, or the first write after BEGIN) and holds it until
@@ -173,10 +175,19 @@ from engine import (
     system_schemas,
     temporary,
     viewcols,
+    walbound,
 )
 from engine.catalog import DATABASE_KEY, VIEW_PREFIX, DatabaseOptions, Table, TokenCursor, View
 from engine.concurrency import Handover, Settle, ThreadLane, WriterLock
-from engine.connections import ATTACH_LIMIT, DatadirInUse, ReaderPool, connect, open_connection
+from engine.connections import (
+    ATTACH_LIMIT,
+    BUSY_TIMEOUT_MS,
+    PAGE_SIZE,
+    DatadirInUse,
+    ReaderPool,
+    connect,
+    open_connection,
+)
 from engine.ddl import VIEW_NAME_ERRORS, CopyStore, DdlAction, missing_routine
 from engine.errors import SQLITE_INPUT_ERRORS, map_sqlite_error, parsing
 from engine.exact import plan_kind
@@ -274,6 +285,12 @@ _LOOP_UNSAFE_CALL = re.compile(
 CHECKPOINT_GROUPS = 64
 MAX_CACHED_SHAPE = 16384  # bulk INSERTs (one shape per row count) are translated, not cached
 SERVER_VERSION = "10.11.0-semisync"
+
+
+def _consumed(fut: asyncio.Future) -> None:
+    """A call nobody awaits: its exception taken (the engine closing), never reported unseen."""
+    if not fut.cancelled():
+        fut.exception()
 
 
 # --- the engine ------------------------------------------------------------------------------------
@@ -375,6 +392,9 @@ class Engine:
         self._triggers_on = TriggerSwitch()  # whether the files' user triggers fire (`engine.triggers`)
         self._fk_in_txn = False  # they were (re)installed inside the open SQLite transaction
         self._uncheckpointed = 0  # groups committed since the writer's last WAL checkpoint
+        # the WAL's bound under overlapping snapshots (`engine.walbound`): the sessions' first
+        # reads in a snapshot pass it, the writer's checkpoints tell it the WAL's size
+        self.snapshots = walbound.SnapshotGate(self._request_wal_restart)
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -407,6 +427,7 @@ class Engine:
         if self._closed:
             return
         self._closed = True
+        self.snapshots.shutdown()
         await self._on_writer(self._w_close)
         self._writer.shutdown()
         self._readers.shutdown()
@@ -810,7 +831,8 @@ class Engine:
         complete, and no checkpoint due (`_w_commit_group` runs those on the writer thread)."""
         if durable or self.synchronous == "FULL" or not self._writer.idle():
             return False
-        if self._pending_drops or self._torn is not None or self._uncheckpointed >= CHECKPOINT_GROUPS:
+        if (self._pending_drops or self._torn is not None or self._uncheckpointed >= CHECKPOINT_GROUPS
+                or self.snapshots.due):
             return False
         targets = self._group_targets()
         return not self._unsynced or (len(targets) == 1 and self._unsynced == set(targets))
@@ -896,7 +918,9 @@ class Engine:
         self._w_finish_drops()
         self._w_set_synchronous()
         self._uncheckpointed += 1
-        if self._uncheckpointed >= CHECKPOINT_GROUPS and self._writer.on_lane():
+        if self.snapshots.due and self._writer.on_lane():
+            self._w_restart_wal()
+        elif self._uncheckpointed >= CHECKPOINT_GROUPS and self._writer.on_lane():
             self._w_checkpoint()
 
     def _w_store_meta(self, schema: str, rows: dict[str, str]) -> None:
@@ -991,13 +1015,50 @@ class Engine:
 
     def _w_checkpoint(self) -> None:
         """Copy the WAL of every attached file into its database (PASSIVE: never waits for a
-        reader), as SQLite's automatic checkpoint would at a commit; a failure is logged, the
-        commit stands and the next one tries again."""
+        reader), as SQLite's automatic checkpoint would at a commit, one file at a time, to tell
+        the snapshots' gate whether a file's WAL is past its bound (`engine.walbound`: its
+        frames, each a page and a 24-byte header); a failure is logged, the commit stands and
+        the next one tries again."""
+        conn = self._wconn
+        over = False
         try:
-            self._wconn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            for name in ("main", *self._w_attached):
+                frames = conn.execute(f"PRAGMA {quote_ident(name)}.wal_checkpoint(PASSIVE)").fetchone()[1]
+                over = over or frames * (PAGE_SIZE + 24) > walbound.WAL_BOUND_BYTES
             self._uncheckpointed = 0
         except sqlite3.Error as exc:
             log.warning("engine checkpoint failed: %s", exc)
+        self.snapshots.over = over
+
+    def _request_wal_restart(self) -> None:
+        """The snapshots' gate wants the WAL restarted (on the loop): `_w_restart_wal` on the
+        writer now, which runs it if no group is open (else that group's commit does)."""
+        if not self._closed:
+            self._on_writer(self._w_restart_wal).add_done_callback(_consumed)
+
+    def _w_restart_wal(self) -> None:
+        """The snapshots' gate's RESTART checkpoint (`engine.walbound`), between groups: every
+        attached file's WAL copied into it and no reader left in one, so that the next commit
+        writes from each WAL's start; without waiting (a reader still in a WAL makes it fail).
+        The gate is told whether it was done."""
+        gate = self.snapshots
+        conn = self._wconn
+        if not gate.due or conn.in_transaction:
+            return  # (done already; or a group is open: its commit runs it)
+        gate.due = False
+        done = False
+        try:
+            conn.execute("PRAGMA busy_timeout=0")
+            try:
+                done = not conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()[0]
+            finally:
+                conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        except sqlite3.Error as exc:
+            log.warning("engine checkpoint failed: %s", exc)
+        if done:
+            self._uncheckpointed = 0
+            gate.over = False
+        gate.restarted(done)
 
     async def sync(self) -> None:
         """Make every commit durable (fsync what `durable=False` commits left), e.g. before the

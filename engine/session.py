@@ -40,7 +40,7 @@ from engine import (
 from engine.admin import AsSelect, Logged, checksum_answer, run_admin
 from engine.catalog import SERVER_COLLATION, Table, TokenCursor, View, mysql_literal, sql_literal
 from engine.checksum import ChecksumTables
-from engine.connections import ATTACH_LIMIT, Snapshot
+from engine.connections import ATTACH_LIMIT, Snapshot, view_sql
 from engine.ddl import VIEW_NAME_ERRORS, DdlAction, DdlParser, account_text
 from engine.errors import in_clause, parsing, with_literal_texts
 from engine.exprtypes import SelectTypes
@@ -285,9 +285,11 @@ class Session:
         # a BEGIN's or COMMIT's text -> its plan's (kind, sql), as `_kind` and `commit_now` read
         # them (`_transaction_plan`: a client repeats these few texts)
         self._transaction_plans: dict[str, tuple[str, str]] = {}
-        # READ COMMITTED (default: every SELECT sees the newest group-committed data) or
-        # REPEATABLE READ (InnoDB's default: a transaction reads one snapshot); the shell maps
-        # SET [SESSION] TRANSACTION ISOLATION LEVEL / tx_isolation onto it
+        # READ COMMITTED (every SELECT sees the newest group-committed data) or REPEATABLE READ
+        # (a transaction reads one snapshot); the shell sets a client's from transaction_isolation
+        # (REPEATABLE READ by default, InnoDB's) and SET TRANSACTION ISOLATION LEVEL. Left READ
+        # COMMITTED here: a session that holds the writer lock throughout (the applier's, a
+        # repair's) reads through the writer, which no level changes
         self.isolation = READ_COMMITTED
         # completion_type (set by the shell): what a COMMIT / ROLLBACK that does not say is
         # followed by, 0 nothing (NO_CHAIN), 1 the next transaction (CHAIN), 2 a disconnect (RELEASE)
@@ -501,7 +503,10 @@ class Session:
                 return None
             args = self._args(plan, params, None, self._now(None), sql)
             self._rand_for(plan, None)
-            answer = self.engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, self._read_view())
+            view = self._read_view()
+            if view is not None and view.epoch is None and not self.engine.snapshots.admit(view):
+                return None  # (the gate is closed: `execute` waits at it)
+            answer = self.engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, view)
         except SQLError:
             return None  # a read without side effects: `execute` runs it again and raises it
         if answer is None:
@@ -550,13 +555,15 @@ class Session:
         in_view = self._in_txn or not self.autocommit
         if plain and in_view:
             return None
+        view = self._read_view() if in_view else None
+        if view is not None and view.epoch is None and not self.engine.snapshots.admit(view):
+            return None  # (the gate is closed: `execute` waits at it)
         fx = self._fx
         fx.start_statement()  # (`_rand_for`'s start: `prepare_read` keeps no read that calls RAND())
         if fx.warnings:
             fx.warnings = []
         try:
-            answer = self.engine._pool.query_on_loop(prepared.plan.sql, args, fx, self._database,
-                                                     self._read_view() if in_view else None, names=False)
+            answer = self.engine._pool.query_on_loop(prepared.plan.sql, args, fx, self._database, view, names=False)
         except SQLError:
             return None  # as select_now
         if answer is None or plain and fx.warnings:
@@ -690,8 +697,9 @@ class Session:
         if len(engine.schemas) > ATTACH_LIMIT:
             files = ["main", *([self._database] if self._database else [])]
             self._snapshot.fixed = set(files[1:])
-        sql = "SELECT " + " + ".join(f"(SELECT count(*) FROM {quote_ident(f)}.sqlite_master)" for f in files)
-        await engine._on_reader(engine._pool.query, sql, [], None, self._database, self._snapshot)
+        if self._snapshot.epoch is None:
+            await engine.snapshots.enter(self._snapshot)
+        await engine._on_reader(engine._pool.query, view_sql(files), [], None, self._database, self._snapshot)
 
     def _now(self, context: StatementContext | None) -> int:
         """The statement's time (NOW() and friends, the binlog's timestamp): a replayed
@@ -883,6 +891,8 @@ class Session:
             names, rows = await engine._on_writer(engine._r_query_writer, plan.sql, args, self._fx, self._database)
         else:
             snapshot = self._read_view()
+            if snapshot is not None and snapshot.epoch is None:
+                await engine.snapshots.enter(snapshot)  # (its first read: `engine.walbound`)
             answer = None
             if plan.inline:  # no hop unless it runs long (core's "Threads")
                 answer = engine._pool.query_on_loop(plan.sql, args, self._fx, self._database, snapshot)
@@ -1400,6 +1410,8 @@ class Session:
 
     def _end_snapshot(self) -> None:
         snapshot = self._snapshot
+        if snapshot.epoch is not None:
+            self.engine.snapshots.leave(snapshot)
         reader, snapshot.reader = snapshot.reader, None
         snapshot.fixed = None
         if reader is None:
@@ -1637,6 +1649,8 @@ class Session:
         transaction's snapshot, or on the writer while this session holds the writer lock."""
         engine = self.engine
         snapshot = None if self._holds_lock else self._read_view()
+        if snapshot is not None and snapshot.epoch is None:
+            await engine.snapshots.enter(snapshot)
         rows, warnings = [], []
         for table in answer.tables:
             value = table.value

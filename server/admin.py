@@ -508,9 +508,7 @@ class Admin:
                 return _OK
             if scope is Scope.GLOBAL:
                 session.require(ALL, SUPER)
-            self.server.variables.set("transaction_isolation", value, scope, session)
-            if scope is Scope.GLOBAL:
-                self.server.variables.set("tx_isolation", value, scope, session)
+            self.server.variables.set("transaction_isolation", value, scope, session)  # (and tx_isolation)
         return _OK
 
     async def set_statement(self, session: ClientSession, sql: str, keyword: str) -> Any:

@@ -157,11 +157,29 @@ def _isolation_set(session: ClientSession, value: Any) -> None:
 
 def apply_isolation(session: ClientSession, level: str | None = None) -> None:
     """The engine session's level: `level` (SET TRANSACTION without a scope: the next
-    transaction's), or the session's transaction_isolation."""
+    transaction's), or the session's transaction_isolation (REPEATABLE-READ by default)."""
     es = session.engine_session
     if es is not None:
-        level = level or session.sysvars.get("transaction_isolation", "READ-COMMITTED")
+        level = level or session.sysvars.get("transaction_isolation", REPEATABLE_READ)
         es.isolation = REPEATABLE_READ if level in ("REPEATABLE-READ", "SERIALIZABLE") else READ_COMMITTED
+
+
+def _isolation() -> list[SystemVariable]:
+    """transaction_isolation and tx_isolation, one setting in two names (MariaDB 10.11 has
+    tx_isolation only; 11.1 adds the other as its alias): a SET of either, global or session,
+    changes both, so a session started after SET GLOBAL tx_isolation takes that level.
+    REPEATABLE-READ by default, InnoDB's (a transaction's reads see one snapshot, taken at
+    its first read)."""
+    check = check_enum(*ISOLATION)
+    level = SystemVariable("transaction_isolation", REPEATABLE_READ, B, dynamic=True, check=check,
+                           session_set=_isolation_set)
+
+    def set_level(value: str) -> None:
+        level.value = value
+
+    alias = SystemVariable("tx_isolation", None, B, dynamic=True, check=check, session_set=_isolation_set,
+                           getter=lambda: level.value, on_set=set_level, default=REPEATABLE_READ)
+    return [level, alias]
 
 
 def _last_insert_id(session: ClientSession) -> int:
@@ -352,11 +370,7 @@ def register(server: Server) -> None:
                        check=check_double(0.0, 2147483647.0), session_set=_timestamp_set),
         SystemVariable("lower_case_table_names", 0),
         SystemVariable("lower_case_file_system", False),  # table names are case-sensitive here
-        # READ-COMMITTED is what the engine does by default (not InnoDB's REPEATABLE-READ).
-        SystemVariable("transaction_isolation", "READ-COMMITTED", B, dynamic=True,
-                       check=check_enum(*ISOLATION), session_set=_isolation_set),
-        SystemVariable("tx_isolation", "READ-COMMITTED", B, dynamic=True, check=check_enum(*ISOLATION),
-                       session_set=_isolation_set),
+        *_isolation(),
         SystemVariable("transaction_read_only", False, B, dynamic=True, check=check_bool),
         SystemVariable("tx_read_only", False, B, dynamic=True, check=check_bool),
         SystemVariable("wait_timeout", 28800, B, dynamic=True, check=check_int(1, 31536000)),

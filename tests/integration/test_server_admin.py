@@ -210,9 +210,9 @@ def test_plugins(cur):
 
 
 def test_transaction_isolation_is_what_the_engine_does(shell):
-    """The variable tells the truth (READ-COMMITTED by default) and SET TRANSACTION ISOLATION
-    LEVEL changes what a transaction sees: under REPEATABLE READ a second SELECT in the same
-    transaction does not see another session's commit; under READ COMMITTED it does."""
+    """The variable tells the truth (REPEATABLE-READ by default, InnoDB's) and SET TRANSACTION
+    ISOLATION LEVEL changes what a transaction sees: under REPEATABLE READ a second SELECT in
+    the same transaction does not see another session's commit; under READ COMMITTED it does."""
     writer = shell.connect(autocommit=True)
     reader = shell.connect(autocommit=False)
     try:
@@ -220,7 +220,8 @@ def test_transaction_isolation_is_what_the_engine_does(shell):
         w.execute("CREATE DATABASE IF NOT EXISTS iso")
         w.execute("CREATE TABLE IF NOT EXISTS iso.t (id INT PRIMARY KEY)")
         w.execute("DELETE FROM iso.t")
-        assert rows(r, "SELECT @@transaction_isolation, @@tx_isolation") == (("READ-COMMITTED", "READ-COMMITTED"),)
+        assert rows(r, "SELECT @@transaction_isolation, @@tx_isolation") == (("REPEATABLE-READ", "REPEATABLE-READ"),)
+        reader.commit()
 
         def second_read_sees_new_row(new_id: int) -> bool:
             r.execute("SELECT COUNT(*) FROM iso.t")  # the transaction's first read
@@ -231,20 +232,42 @@ def test_transaction_isolation_is_what_the_engine_does(shell):
             reader.commit()
             return after == before + 1
 
-        assert second_read_sees_new_row(1)
-        r.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        assert rows(r, "SELECT @@transaction_isolation") == (("REPEATABLE-READ",),)
-        assert not second_read_sees_new_row(2)
-        r.execute("SET SESSION transaction_isolation = 'READ-COMMITTED'")
-        assert second_read_sees_new_row(3)
+        assert not second_read_sees_new_row(1)
+        r.execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
+        assert rows(r, "SELECT @@transaction_isolation") == (("READ-COMMITTED",),)
+        assert second_read_sees_new_row(2)
+        r.execute("SET SESSION transaction_isolation = DEFAULT")
+        assert rows(r, "SELECT @@transaction_isolation, @@tx_isolation") == (("REPEATABLE-READ", "REPEATABLE-READ"),)
+        assert not second_read_sees_new_row(3)
         assert code(r, "SET SESSION TRANSACTION ISOLATION LEVEL SOMETIMES") == 1064
         # without a scope: the next transaction only, and not inside one (1568), as mysqld
-        r.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        assert not second_read_sees_new_row(4)
-        assert second_read_sees_new_row(5)
+        r.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+        assert second_read_sees_new_row(4)
+        assert not second_read_sees_new_row(5)
         r.execute("SELECT 1")  # autocommit off: a transaction is open
         assert code(r, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ") == 1568
         reader.commit()
     finally:
         writer.close()
         reader.close()
+
+
+def test_one_isolation_setting_in_two_names(shell):
+    """SET GLOBAL tx_isolation (MariaDB 10.11's name) or transaction_isolation changes both, so a
+    session begun after it has that level under either name; DEFAULT is REPEATABLE-READ."""
+    admin = shell.connect(autocommit=True)
+    a = admin.cursor()
+    try:
+        both = "SELECT @@transaction_isolation, @@tx_isolation, @@global.transaction_isolation, @@global.tx_isolation"
+        a.execute("SET GLOBAL tx_isolation = 'READ-COMMITTED'")
+        later = shell.connect(autocommit=True)
+        assert rows(later.cursor(), both) == (("READ-COMMITTED",) * 4,)
+        later.close()
+        a.execute("SET GLOBAL transaction_isolation = 'SERIALIZABLE'")
+        assert rows(a, "SELECT @@global.tx_isolation") == (("SERIALIZABLE",),)
+        a.execute("SET GLOBAL tx_isolation = DEFAULT")
+        a.execute("SET SESSION transaction_isolation = DEFAULT")
+        assert rows(a, both) == (("REPEATABLE-READ",) * 4,)
+    finally:
+        a.execute("SET GLOBAL transaction_isolation = DEFAULT")
+        admin.close()

@@ -49,7 +49,7 @@ def test_pymysql_ddl_dml_transactions(shell):
     cur.execute("COMMIT")
     found = shell.connect(database="app", autocommit=True, client_flag=CLIENT.FOUND_ROWS)
     assert found.cursor().execute("UPDATE t SET note = 'y' WHERE name = 'a'") == 1  # matched rows
-    other = shell.connect(database="app").cursor()
+    other = shell.connect(database="app", autocommit=True).cursor()
     other.execute("SELECT name, note FROM t ORDER BY id")
     assert other.fetchall() == (("a", "y"), ("b", "x"))
     # autocommit off: nothing visible before COMMIT

@@ -39,7 +39,7 @@ def sysbench(shell, workload, command, seconds=5):
 @pytest.mark.parametrize("workload", ["oltp_insert", "oltp_write_only", "oltp_read_write"])
 def test_sysbench_workload(shell, workload):
     sysbench(shell, workload, "prepare")
-    cur = shell.connect(database="sbtest").cursor()
+    cur = shell.connect(database="sbtest", autocommit=True).cursor()
     cur.execute("SELECT COUNT(*) FROM sbtest1")
     assert cur.fetchone()[0] == 1000
     report = sysbench(shell, workload, "run")

@@ -12,7 +12,7 @@ named "'x'" and 1024 long) and beside a table's column (the variable was typed f
 kind: a BIGINT(21)).
 
 Left out: the values themselves (the two servers' ports, versions and packet sizes differ) and
-variables these servers set otherwise (@@version, tx_isolation, ssl_*)."""
+variables these servers set otherwise (@@version, ssl_*)."""
 
 from __future__ import annotations
 
@@ -48,6 +48,7 @@ QUERIES = [
     "SELECT @@autocommit, 1, 'x', @@character_set_results",
     "SELECT @@autocommit, id, @@sql_mode FROM t WHERE id = 1",
     "SELECT @@max_statement_time, v FROM t",
+    "SELECT @@tx_isolation, @@session.tx_isolation, @@global.tx_isolation",
 ]
 
 _FLAGS = ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED | ColumnFlag.BINARY | ColumnFlag.NUM

@@ -208,6 +208,33 @@ async def test_a_snapshot_s_first_read_that_cannot_run_on_the_loop_takes_its_vie
     assert len(pool._free_loop_begun) == 1 and hops == ["query"]
 
 
+@pytest.mark.parametrize("on_loop", [True, False])
+async def test_a_snapshot_s_view_is_of_every_database_from_its_first_read(engine, hops, monkeypatch, on_loop):
+    """A REPEATABLE READ transaction's first read takes its view of every database, not only of
+    the one it reads (SQLite would take a file's at the transaction's first read of that file;
+    InnoDB's read view covers every table): a commit to another database after that read is not
+    seen there, whether the first read ran on the loop or on a reader thread."""
+    setup = session(engine, 99)
+    await setup.execute("CREATE DATABASE e")
+    await setup.execute("CREATE TABLE e.u (id INT PRIMARY KEY)")
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "1"})
+    if not on_loop:
+        monkeypatch.setattr(connections.ReaderPool, "query_on_loop", lambda *args, **kw: None)
+    s, other = session(engine, 1), session(engine, 2)
+    s.isolation = REPEATABLE_READ
+    del hops[:]
+    await s.execute("BEGIN")
+    assert (await s.execute("SELECT c FROM t WHERE id = 1")).rows == [("c1",)]
+    await other.execute("INSERT INTO e.u VALUES (1)")
+    async with engine.writer_lock:
+        await engine.commit_group({"pos": "2"})
+    assert (await s.execute("SELECT COUNT(*) FROM e.u")).rows == [(0,)]
+    assert hops == ([] if on_loop else ["query", "query"])
+    await s.execute("COMMIT")
+    assert (await s.execute("SELECT COUNT(*) FROM e.u")).rows == [(1,)]
+
+
 async def test_the_loop_reads_only_committed_groups(engine, hops):
     writer, reader = session(engine, 1), session(engine, 2)
     await writer.execute("UPDATE t SET c = 'new' WHERE id = 1")
