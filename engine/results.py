@@ -73,6 +73,17 @@ class LoggedStatement:
     # thread id, which a replica keeps temporary tables by): binlogged with it; None: the session's
     thread_id: int | None = None
     auto_increment: tuple[int, int] = (1, 1)  # auto_increment_increment and _offset: Q_AUTO_INCREMENT
+    # it wrote a row of a base table (False: a temporary table's only, or none: CREATE / DROP
+    # TEMPORARY TABLE and savepoints in a transaction): a binlog transaction of none such ends
+    # with QUERY COMMIT, not XID, as MariaDB's, whose InnoDB stays out of the two-phase commit
+    # when only temporary tables were written
+    base_write: bool = True
+    # for its group's GTID flags, as MariaDB's Gtid_log_event sets them: `temporary_ddl`, a
+    # CREATE / DROP TEMPORARY TABLE inside the transaction (the group's GTID says ddl, not
+    # trans); `temporary_autocommit`, an autocommit statement that read or wrote a temporary
+    # table (neither ddl nor trans: a replica does not run it optimistically in parallel)
+    temporary_ddl: bool = False
+    temporary_autocommit: bool = False
 
     def context(self) -> StatementContext:
         return StatementContext(self.timestamp, self.insert_id, self.last_insert_id, self.rand_seed,

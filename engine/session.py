@@ -49,6 +49,7 @@ from engine.lexer import (
     extract,
     inline_sysvars,
     literal_texts,
+    mysql_ident,
     quote_ident,
     syntax_error,
     tokenize,
@@ -282,6 +283,10 @@ class Session:
         self._pinned = False  # apply_transaction keeps the lock across statements
         self._snapshot = Snapshot()  # the read view of the current transaction
         self._named_savepoints: list[str] = []  # savepoints set before the transaction's first write
+        # the transaction's savepoints as its binlog statements hold them, in order: (name in
+        # lower case, how many of `_statements` stand before the point, None: set before the
+        # transaction logged anything), `_binlog_savepoint`'s
+        self._savepoint_marks: list[tuple[str, int | None]] = []
         # a BEGIN's or COMMIT's text -> its plan's (kind, sql), as `_kind` and `commit_now` read
         # them (`_transaction_plan`: a client repeats these few texts)
         self._transaction_plans: dict[str, tuple[str, str]] = {}
@@ -967,6 +972,7 @@ class Session:
         self._in_txn = True
         self._txn_started = time.time()
         self._kept_temporary = False
+        self._savepoint_marks = []
 
     def open_transaction(self) -> OpenTransaction | None:
         """The session's open transaction as INNODB_TRX lists it; None when it has none (nor
@@ -1044,9 +1050,8 @@ class Session:
     async def _lock_taken(self) -> None:
         self._holds_lock = True
         names, self._named_savepoints = self._named_savepoints, []
-        for name in names:  # the savepoints named before this first write, made real
-            sql = "SAVEPOINT `" + name.replace("`", "``") + "`"  # MySQL's quoting: it goes to the binlog
-            await self._savepoint_on_writer("savepoint", name, sql, int(time.time()))
+        for name in names:  # the savepoints named before this first write, made real (the binlog has none of them)
+            await self._savepoint_on_writer("savepoint", name, "SAVEPOINT " + mysql_ident(name), int(time.time()))
 
     def _release(self) -> None:
         self._unlogged = False
@@ -1261,7 +1266,8 @@ class Session:
                 last_insert_id=write.last_id, is_ddl=False, rand_seed=write.rand_seed,
                 user_vars=tuple((name, self._user_var(name, context)) for name in plan.user_vars) if plan.user_vars
                 else (), foreign_key_checks=fk_checks, no_auto_value_on_zero=zero_is_value, sql_mode=sql_mode,
-                microseconds=write.micros, auto_increment=write.step))
+                microseconds=write.micros, auto_increment=write.step,
+                **(_temporary_marks(plan, end) if self.engine.temporary_any else {})))
         else:
             self._unlogged = True
         client_id = last_row
@@ -1383,16 +1389,51 @@ class Session:
             # mariadb-dump's SAVEPOINT sp / ROLLBACK TO SAVEPOINT sp around each table)
             self._name_savepoint(plan.kind, plan.sql)
             return self._result()
-        await self._savepoint_on_writer(plan.kind, plan.sql, sql, self._now(context))
+        timestamp = self._now(context)
+        await self._savepoint_on_writer(plan.kind, plan.sql, sql, timestamp)
+        self._binlog_savepoint(plan.kind, plan.sql, timestamp)
         if plan.kind == "rollback_to" and self._kept_temporary:  # (MariaDB's, whatever it undid)
             return self._result(warnings=(("Warning", ER_WARNING_NOT_COMPLETE_ROLLBACK.code,
                                            ER_WARNING_NOT_COMPLETE_ROLLBACK.format()),))
         return self._result()
 
     async def _savepoint_on_writer(self, kind: str, name: str, sql: str, timestamp: int) -> None:
+        """The savepoint on the writer, `sql` in the engine's redo record (which keeps what a
+        rollback to it undid: the binlog's is `_binlog_savepoint`)."""
         log = (self._database, sql, timestamp, None, None, None)
         await self.engine._on_writer(self.engine._w_savepoint, kind, name, log)
-        self._log(LoggedStatement(db=self._database, sql=sql, timestamp=timestamp))
+
+    def _binlog_savepoint(self, kind: str, name: str, timestamp: int) -> None:
+        """What the binlog keeps of SAVEPOINT / ROLLBACK TO / RELEASE SAVEPOINT `name`, as
+        MariaDB 10.11's binlog_savepoint_set / binlog_savepoint_rollback write it: SAVEPOINT
+        `name` (quoted, without a database) once the transaction has logged a statement, none
+        before; ROLLBACK TO cuts the statements logged since the savepoint out of the
+        transaction (all of them for one set before it logged anything), unless it made or
+        dropped a temporary table (`_kept_temporary`), which a rollback cannot undo: then
+        ROLLBACK TO `name` is logged, for a replica to run; RELEASE logs nothing."""
+        key = name.lower()
+        marks = self._savepoint_marks
+        at = next((i for i in range(len(marks) - 1, -1, -1) if marks[i][0] == key), None)
+        if kind == "savepoint":
+            if at is not None:
+                del marks[at]  # (a name set again moves to the end)
+            if self._statements:
+                self._log(LoggedStatement(db=None, sql="SAVEPOINT " + mysql_ident(name), timestamp=timestamp,
+                                          base_write=False))
+                marks.append((key, len(self._statements)))
+            else:
+                marks.append((key, None))
+            return
+        mark = None if at is None else marks[at][1]
+        if at is not None:
+            del marks[at + 1 if kind == "rollback_to" else at:]
+        if kind == "release" or not self._statements:
+            return
+        if self._kept_temporary:
+            self._log(LoggedStatement(db=None, sql="ROLLBACK TO " + mysql_ident(name), timestamp=timestamp,
+                                      base_write=False))
+        else:
+            del self._statements[mark or 0:]
 
     def _name_savepoint(self, kind: str, name: str) -> None:
         """SAVEPOINT / ROLLBACK TO / RELEASE before the transaction's first write: MySQL's rules
@@ -1547,7 +1588,8 @@ class Session:
                 parser.creator_checks = self.creator_checks
             return parsing(parser.parse)
 
-        if self._in_txn and not self._pinned and logged is None and temporary.keeps_transaction(shape):
+        if ((self._in_txn or not self.autocommit) and not self._pinned and logged is None
+                and temporary.keeps_transaction(shape)):
             return await self._ddl_kept(sql, parse, context, timestamp)
         parsed = parse()  # a syntax error commits nothing
         if self.connection_charset is not None and not sql.isascii():
@@ -1558,8 +1600,10 @@ class Session:
             action = parse()
             action.view_selects = [found for view in action.put_views
                                    if (found := self._view_select(view, timestamp)) is not None]
+            # (the redo record keeps the statement whole where the binlog splits it)
+            log = (self._database, sql if action.logged_first else action.logged or sql, timestamp, None, None,
+                   self.owner())
             sql = action.logged or sql
-            log = (self._database, sql, timestamp, None, None, self.owner())
             affected = _schema_rows(engine, action)
             await engine._on_writer(engine._w_ddl, action, log)
         except SQLError as exc:
@@ -1576,9 +1620,10 @@ class Session:
             self._release()
             raise
         if action.binlogged:
-            self._log(LoggedStatement(db=None if action.logged_bare else self._database, sql=sql,
-                                      timestamp=timestamp, is_ddl=True,
-                                      foreign_key_checks=self._fk_checks(context), sql_mode=self._sql_mode(context)))
+            for text, bare in [*action.logged_first, (sql, action.logged_bare)]:
+                self._log(LoggedStatement(db=None if bare else self._database, sql=text, timestamp=timestamp,
+                                          is_ddl=True, foreign_key_checks=self._fk_checks(context),
+                                          sql_mode=self._sql_mode(context)))
         self.row_count = 0
         if action.drop_schema is not None and action.drop_schema == self._database:
             self.database = None  # (MariaDB's: no default database then)
@@ -1603,8 +1648,11 @@ class Session:
         """CREATE / DROP TEMPORARY TABLE in a transaction: MariaDB commits nothing for them. The
         statement joins the transaction (binlogged in its group), and a rollback keeps what it
         made or dropped (`Engine._w_ddl_kept`), binlogging the transaction then with ROLLBACK
-        (`_end_transaction`) so that a replica makes or drops the table too."""
+        (`_end_transaction`) so that a replica makes or drops the table too. Without autocommit
+        it is the transaction's first statement as any write is."""
         engine = self.engine
+        if not self._in_txn:
+            self._begin_now()
         await self._acquire(across=True)
         if sql.lstrip().upper().startswith("DROP"):  # (even one that drops none, or fails: MariaDB's)
             self._kept_temporary = True
@@ -1614,7 +1662,7 @@ class Session:
         if action.binlogged:
             self._log(LoggedStatement(db=None if action.logged_bare else self._database, sql=action.logged or sql,
                                       timestamp=timestamp, foreign_key_checks=self._fk_checks(context),
-                                      sql_mode=self._sql_mode(context)))
+                                      sql_mode=self._sql_mode(context), base_write=False, temporary_ddl=True))
         self._kept_temporary = self._kept_temporary or not action.noop
         self.row_count = 0
         return Result(in_transaction=self.in_transaction,
@@ -1803,6 +1851,17 @@ def args_last_id(context: StatementContext | None, session_value: int) -> int:
     if context is not None and context.last_insert_id is not None:
         return context.last_insert_id
     return session_value
+
+
+def _temporary_marks(plan: Plan, autocommit: bool) -> dict[str, bool]:
+    """What the binlog says of a write `plan` for the temporary tables it names
+    (`LoggedStatement.base_write`, `.temporary_autocommit`; `autocommit`: it ends its transaction)."""
+    if plan.multi is not None:
+        only_temporary = all(temporary.is_temporary(target.name) for target in plan.multi.targets)
+    else:
+        only_temporary = temporary.is_temporary(plan.target[1])
+    return {"base_write": not only_temporary,
+            "temporary_autocommit": autocommit and temporary.PREFIX in plan.sql}  # (its SQL names one)
 
 
 def _schema_rows(engine: Engine, action: DdlAction) -> int:

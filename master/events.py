@@ -7,11 +7,15 @@ Contract
   `BEGIN` when it has no GTID; per statement INTVAR LAST_INSERT_ID and INTVAR INSERT_ID
   when the statement used or generated one, RAND when it used RAND(), USER_VAR for each @variable
   it read, then the QUERY (its db, its timestamp, so NOW() replicates); then XID (MySQL's order),
-  or QUERY `ROLLBACK` for a rolled-back transaction binlogged for what it did to temporary
-  tables (its last statement `ROLLBACK`: engine/temporary.py). A DDL statement is one QUERY and nothing else.
+  or QUERY `COMMIT` for one that wrote no row of a base table (`LoggedStatement.base_write`:
+  MariaDB's InnoDB takes no part in its commit), or QUERY `ROLLBACK` for a rolled-back
+  transaction binlogged for what it did to temporary tables (its last statement `ROLLBACK`:
+  engine/temporary.py). A DDL statement is one QUERY and nothing else.
 - A GTID (MariaDB 10.11's Gtid_log_event, as its binlog shows) replaces the BEGIN QUERY: flags2
-  FL_TRANSACTIONAL | FL_ALLOW_PARALLEL for a DML transaction (our engine is transactional; XID
-  at its end), FL_STANDALONE | FL_ALLOW_PARALLEL | FL_DDL before a lone DDL or user statement
+  FL_TRANSACTIONAL | FL_ALLOW_PARALLEL for a DML transaction (our engine is transactional),
+  FL_DDL | FL_ALLOW_PARALLEL for one that made or dropped a temporary table, FL_ALLOW_PARALLEL
+  alone for an autocommit statement that named one (`LoggedStatement.temporary_ddl`,
+  `.temporary_autocommit`), FL_STANDALONE | FL_ALLOW_PARALLEL | FL_DDL before a lone DDL or user statement
   (no XID, no COMMIT); header flag LOG_EVENT_SUPPRESS_USE_F; no commit_id (a replica may run
   them in parallel within the domain's order only).
 - Every QUERY carries the status variables a replica needs to execute it as we did: flags2 0
@@ -174,7 +178,12 @@ GTID_FLAGS_TRANSACTION = FL_TRANSACTIONAL | FL_ALLOW_PARALLEL
 # the last statement of a transaction binlogged although rolled back (a temporary table it made
 # or dropped stays: `engine.session.Session._ddl_kept`), written as its own QUERY in place of XID
 ROLLBACK = "ROLLBACK"
+# the end of a transaction that wrote no row of a base table (`LoggedStatement.base_write`), in
+# place of XID, as MariaDB's binlog_commit ends one that its InnoDB took no part in
+COMMIT = "COMMIT"
 GTID_FLAGS_STANDALONE = FL_STANDALONE | FL_ALLOW_PARALLEL | FL_DDL
+# a transaction that made or dropped a temporary table (`LoggedStatement.temporary_ddl`)
+GTID_FLAGS_TEMPORARY_DDL = FL_DDL | FL_ALLOW_PARALLEL
 
 
 def gtid_event(gtid: Gtid, flags2: int, timestamp: int) -> EventSpec:
@@ -198,14 +207,14 @@ def transaction_events(
         if gtid is None:
             return [query]
         return [gtid_event(gtid, GTID_FLAGS_STANDALONE, first.timestamp), query]
-    if gtid is None:
-        events = [query_event("BEGIN", first.db, first.timestamp, thread_id)]
-    else:
-        events = [gtid_event(gtid, GTID_FLAGS_TRANSACTION, first.timestamp)]
+    events: list[EventSpec] = []  # (its GTID or BEGIN put first at the end: the flags depend on the statements)
     last = statements[-1]
     rolled_back = last.sql == ROLLBACK
+    base_write = temporary_ddl = False
     for stmt in statements[:-1] if rolled_back else statements:
         ts = stmt.timestamp
+        base_write = base_write or stmt.base_write
+        temporary_ddl = temporary_ddl or stmt.temporary_ddl
         if stmt.last_insert_id is not None:
             events.append((TYPE_INTVAR, intvar_body(INTVAR_LAST_INSERT_ID, stmt.last_insert_id), ts, 0))
         if stmt.insert_id is not None:
@@ -218,6 +227,14 @@ def transaction_events(
         events.append(statement_query(stmt, thread_id, ts))
     if rolled_back:
         events.append(query_event(ROLLBACK, None, last.timestamp, thread_id))
-    else:
+    elif base_write:
         events.append((TYPE_XID, xid_body(xid), last.timestamp, 0))
+    else:
+        events.append(query_event(COMMIT, None, last.timestamp, thread_id))
+    if gtid is None:
+        events.insert(0, query_event("BEGIN", first.db, first.timestamp, thread_id))
+    else:
+        flags2 = (GTID_FLAGS_TEMPORARY_DDL if temporary_ddl else FL_ALLOW_PARALLEL if last.temporary_autocommit
+                  else GTID_FLAGS_TRANSACTION)
+        events.insert(0, gtid_event(gtid, flags2, first.timestamp))
     return events

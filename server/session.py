@@ -1190,6 +1190,7 @@ class ClientSession(asyncio.Protocol):
         rolled back before: each database's `DROP TEMPORARY TABLE IF EXISTS`, run in it and
         committed (binlogged, with this connection's thread id) as any DDL, as MariaDB ends them."""
         es = self.engine_session
+        es.autocommit = True  # (each DROP its own statement, committed: none begins a transaction)
         for schema, sql in es.temporary_drops():
             es.database = schema
             result = await es.execute(sql)

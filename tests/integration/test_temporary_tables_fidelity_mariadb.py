@@ -1,12 +1,17 @@
 """Temporary tables where MariaDB 10.11 treats them unlike other tables (engine/temporary.py):
 CREATE / DROP TEMPORARY TABLE inside a transaction commit nothing, and its rollback leaves them
-made or dropped, binlogged with ROLLBACK so that a replica keeps them too. Each step runs on a
-stock MariaDB and on our master: answers and the binlog's events compared; then replicas of our
-master (a MariaDB one and ours) end with the master's rows."""
+made or dropped, binlogged with ROLLBACK so that a replica keeps them too; a transaction of
+temporary tables only ends with QUERY COMMIT, savepoints are binlogged as MariaDB's
+binlog_savepoint_set / _rollback write them, a DROP TABLE of temporary and base tables as two
+statements, and without autocommit CREATE / DROP TEMPORARY TABLE begins a transaction. Each step
+runs on a stock MariaDB and on our master: answers, the binlog's events and its GTIDs' flags
+compared; then replicas of our master (a MariaDB one and ours) end with the master's rows."""
 
 from __future__ import annotations
 
 import re
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -76,18 +81,14 @@ IN_TRANSACTIONS = [
 
 
 def _events(server, since: int) -> list[tuple[str, str]]:
-    """The binlog's events after the first `since`, as (type, info) with GTID numbers left out
-    (each server counts its own), a transaction's commit as COMMIT (MariaDB ends one that wrote
-    temporary tables only with a QUERY COMMIT, ours with XID), and without SAVEPOINT / ROLLBACK
-    TO, which ours writes as the client did (MariaDB: SAVEPOINT `s`, without a database)."""
+    """The binlog's GTID, QUERY and XID events after the first `since`, as (type, info) with the
+    GTID and XID numbers left out (each server counts its own)."""
     out = []
     for row in server.query("SHOW BINLOG EVENTS")[since:]:
         kind, info = row[2], row[5]
-        if kind == "Xid" or (kind, info) == ("Query", "COMMIT"):
-            kind, info = "Commit", "COMMIT"
-        elif kind == "Gtid":
+        if kind in ("Gtid", "Xid"):
             info = re.sub(r"\d+", "N", info)
-        elif kind != "Query" or re.search(r"^(use `d`; )?(SAVEPOINT|ROLLBACK TO)\b", info):
+        elif kind != "Query":
             continue
         out.append((kind, info))
     return out
@@ -109,6 +110,137 @@ def test_create_and_drop_temporary_in_a_transaction_as_mariadb(tmp_path):
         theirs, mine = _in_transactions(reference), _in_transactions(ours)
         assert mine[0] == theirs[0], answer_differences(theirs[0], mine[0])
         assert mine[1] == theirs[1], '\n'.join(map(str, theirs[1])) + '\n---\n' + '\n'.join(map(str, mine[1]))
+
+
+# how a transaction reaches the binlog (MariaDB 10.11, binlog_format STATEMENT)
+BINLOGGED = [
+    # temporary tables only written: QUERY COMMIT ends the group, not XID (InnoDB took no part)
+    "CREATE TEMPORARY TABLE tmp (id INT PRIMARY KEY)",
+    "INSERT INTO tmp VALUES (1)",
+    "BEGIN",
+    "INSERT INTO tmp VALUES (2)",
+    "UPDATE tmp SET id = 3 WHERE id = 2",
+    "COMMIT",
+    "INSERT INTO t SELECT id, 'copied' FROM tmp WHERE id = 3",
+    # savepoints of a transaction of base tables: SAVEPOINT `s` without a database, what a
+    # rollback to it undid cut out with it, RELEASE not logged
+    "BEGIN",
+    "INSERT INTO t VALUES (10, 'a')",
+    "SAVEPOINT s1",
+    "INSERT INTO t VALUES (11, 'b')",
+    "ROLLBACK TO SAVEPOINT s1",
+    "INSERT INTO t VALUES (12, 'c')",
+    "RELEASE SAVEPOINT s1",
+    "COMMIT",
+    # set before the transaction logged anything: not logged, and a rollback to it cuts all
+    "BEGIN",
+    "SAVEPOINT s0",
+    "INSERT INTO t VALUES (13, 'a')",
+    "SAVEPOINT s1",
+    "INSERT INTO t VALUES (14, 'b')",
+    "ROLLBACK TO s0",
+    "INSERT INTO t VALUES (15, 'c')",
+    "COMMIT",
+    "BEGIN",
+    "INSERT INTO t VALUES (16, 'a')",
+    "SAVEPOINT `a``b`",
+    "SAVEPOINT Sx",
+    "INSERT INTO t VALUES (17, 'b')",
+    "SAVEPOINT sx",
+    "ROLLBACK TO sx",
+    "ROLLBACK WORK TO SAVEPOINT `a``b`",
+    "COMMIT",
+    # a temporary table made in the transaction: the rollback to a savepoint is logged, ROLLBACK TO `s`
+    "BEGIN",
+    "INSERT INTO t VALUES (18, 'a')",
+    "SAVEPOINT s",
+    "CREATE TEMPORARY TABLE x (id INT)",
+    "INSERT INTO t VALUES (19, 'b')",
+    "ROLLBACK TO SAVEPOINT s",
+    "COMMIT",
+    "BEGIN",
+    "CREATE TEMPORARY TABLE y (id INT)",
+    "SAVEPOINT s",
+    "INSERT INTO t VALUES (20, 'a')",
+    "INSERT INTO tmp VALUES (20)",
+    "ROLLBACK TO SAVEPOINT s",
+    "INSERT INTO t VALUES (21, 'b')",
+    "COMMIT",
+    "SELECT * FROM t ORDER BY id",
+    "SELECT * FROM tmp ORDER BY id",
+    # DROP TABLE of temporary and base tables: the temporary ones' DROP TEMPORARY, then the others'
+    "CREATE TABLE b1 (id INT)",
+    "CREATE TABLE b2 (id INT)",
+    "CREATE TEMPORARY TABLE tmp2 (id INT)",
+    "DROP TABLE b1, tmp2, b2, y",
+    "CREATE TABLE b1 (id INT)",
+    "CREATE TEMPORARY TABLE tmp2 (id INT)",
+    "DROP TABLE IF EXISTS b1, nothere, tmp2",
+    "CREATE TABLE e.b1 (id INT)",
+    "CREATE TEMPORARY TABLE e.tmp2 (id INT)",
+    "BEGIN",
+    "INSERT INTO t VALUES (22, 'x')",
+    "DROP TABLE e.tmp2, e.b1, x",
+    "SELECT @@in_transaction",
+    "ROLLBACK",
+    "SELECT * FROM t WHERE id = 22",
+]
+
+# autocommit=0: CREATE / DROP TEMPORARY TABLE as a transaction's first statement joins it
+WITHOUT_AUTOCOMMIT = [
+    "CREATE TEMPORARY TABLE a3 (id INT)",
+    "SET autocommit = 0",
+    "CREATE TEMPORARY TABLE a0 (id INT)",
+    "SELECT @@in_transaction",
+    "INSERT INTO t VALUES (30, 'x')",
+    "ROLLBACK",
+    "SELECT * FROM a0",
+    "SELECT * FROM t WHERE id = 30",
+    "CREATE TEMPORARY TABLE a1 (id INT)",
+    "INSERT INTO a1 VALUES (1)",
+    "INSERT INTO t VALUES (31, 'x')",
+    "COMMIT",
+    "CREATE TEMPORARY TABLE a2 (id INT)",
+    "ROLLBACK",
+    "DROP TEMPORARY TABLE a3",
+    "SELECT @@in_transaction",
+    "INSERT INTO t VALUES (32, 'x')",
+    "ROLLBACK",
+    "SELECT * FROM a3",
+    "SELECT * FROM t",
+    "CREATE TEMPORARY TABLE a4 (id INT)",
+    "COMMIT",
+]
+
+
+def _gtid_flags(files: list[Path]) -> list[str]:
+    """The flags mariadb-binlog prints after each GTID of `files` ("ddl", "trans", ...), in order."""
+    printed = subprocess.run(["mariadb-binlog", "--no-defaults", *map(str, files)], capture_output=True,
+                             text=True, check=True).stdout
+    return [found[1].strip() for found in re.finditer(r"^#.*\tGTID \d+-\d+-\d+(.*)$", printed, re.M)]
+
+
+def _binlogged(server, files) -> tuple[list[tuple], list[tuple[str, str]], list[str]]:
+    for sql in (*SETUP, "CREATE DATABASE e"):
+        server.query(sql)
+    since = len(server.query("SHOW BINLOG EVENTS"))
+    conn = server.connect("d")
+    try:  # (the binlog read before the session's end drops its tables)
+        answers = [(sql, ok_answer(conn, sql)) for sql in (*BINLOGGED, *WITHOUT_AUTOCOMMIT)]
+        events = _events(server, since)
+        return answers, events, _gtid_flags(files())[-sum(kind == "Gtid" for kind, _ in events):]
+    finally:
+        conn.close()
+
+
+def test_transactions_savepoints_and_drops_binlogged_as_mariadb(tmp_path):
+    """The answers, the binlog's events and each GTID's flags."""
+    with mariadb_and_ours(tmp_path) as (reference, ours):
+        theirs = _binlogged(reference, reference.binlog_files)
+        mine = _binlogged(ours, lambda: sorted(ours.datadir.glob("mysql-bin.[0-9]*")))
+        assert mine[0] == theirs[0], answer_differences(theirs[0], mine[0])
+        assert mine[1] == theirs[1], '\n'.join(map(str, theirs[1])) + '\n---\n' + '\n'.join(map(str, mine[1]))
+        assert mine[2] == theirs[2], [(n, a, b) for n, (a, b) in enumerate(zip(theirs[2], mine[2], strict=False)) if a != b]
 
 
 STATEMENTS = [
@@ -191,14 +323,43 @@ REPLICATED = ["BEGIN",
               "INSERT INTO dest SELECT * FROM tmp UNION ALL SELECT * FROM more"]
 
 
-def test_replicas_keep_what_a_rollback_left(tmp_path):
+# savepoints, a DROP of temporary and base tables and autocommit=0 on the way to a replica
+REPLICATED_BINLOG = ["CREATE TEMPORARY TABLE tmp (id INT PRIMARY KEY, v INT)",
+                     "INSERT INTO tmp VALUES (1, 10), (2, 20)",
+                     "BEGIN",
+                     "INSERT INTO dest VALUES (100, 0)",
+                     "SAVEPOINT s",
+                     "INSERT INTO dest VALUES (101, 0)",
+                     "UPDATE tmp SET v = v + 1",
+                     "ROLLBACK TO SAVEPOINT s",
+                     "INSERT INTO dest SELECT * FROM tmp",
+                     "SAVEPOINT s2",
+                     "INSERT INTO dest VALUES (102, 0)",
+                     "ROLLBACK TO s2",
+                     "CREATE TEMPORARY TABLE more (id INT PRIMARY KEY, v INT)",
+                     "INSERT INTO more VALUES (4, 40)",
+                     "COMMIT",
+                     "CREATE TABLE gone (id INT)",
+                     "CREATE TEMPORARY TABLE dropped (id INT)",
+                     "DROP TABLE gone, dropped",
+                     "SET autocommit = 0",
+                     "CREATE TEMPORARY TABLE later (id INT PRIMARY KEY, v INT)",
+                     "INSERT INTO dest VALUES (103, 0)",
+                     "ROLLBACK",
+                     "INSERT INTO later SELECT id + 10, v FROM more",
+                     "INSERT INTO dest SELECT * FROM later",
+                     "COMMIT"]
+
+
+@pytest.mark.parametrize("steps", [REPLICATED, REPLICATED_BINLOG], ids=["rollback", "savepoints_drop_autocommit_off"])
+def test_replicas_keep_what_a_rollback_left(tmp_path, steps):
     with reference_ours_and_replicas(tmp_path, our_slave=True) as (reference, ours, replicas):
         for server in (reference, ours):
             server.query("CREATE DATABASE d")
             server.query("CREATE TABLE d.dest (id INT PRIMARY KEY, v INT)")
             conn = server.connect("d")
             try:
-                for sql in REPLICATED:
+                for sql in steps:
                     assert ok_answer(conn, sql)[0] != "error", (server, sql)
             finally:
                 conn.close()

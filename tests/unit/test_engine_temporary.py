@@ -276,7 +276,10 @@ async def test_create_and_drop_temporary_in_a_transaction_commit_nothing(tmp_pat
         await a.execute("INSERT INTO later VALUES (9)")
         await a.execute("ROLLBACK TO SAVEPOINT s")
         committed = (await a.execute("COMMIT")).committed
-        assert committed.statements[-1].sql == "ROLLBACK TO SAVEPOINT s"
+        # (a temporary table made: the rollback is binlogged, MariaDB's ROLLBACK TO `s`, not cut out)
+        assert [s.sql for s in committed.statements] == [
+            "INSERT INTO tmp VALUES (2)", "SAVEPOINT `s`", "INSERT INTO tmp VALUES (3)",
+            "CREATE TEMPORARY TABLE later (id INT)", "INSERT INTO later VALUES (9)", "ROLLBACK TO `s`"]
         await engine.commit_group({})
         assert await _rows(engine, a, "SELECT * FROM tmp") == [(2,)]
         assert await _rows(engine, a, "SELECT * FROM later") == []
@@ -285,6 +288,62 @@ async def test_create_and_drop_temporary_in_a_transaction_commit_nothing(tmp_pat
         await a.execute("INSERT INTO tmp VALUES (4)")
         assert (await a.execute("ROLLBACK")).committed is None
         assert await _rows(engine, a, "SELECT * FROM tmp") == [(2,)]
+    finally:
+        await a.close()
+        await engine.close()
+
+
+def _ends(committed) -> list[str]:
+    """How each binlog transaction of `committed` ends: XID, or the QUERY in its place."""
+    from master.events import transaction_events
+    from protocol.events import TYPE_QUERY, TYPE_XID
+
+    out = []
+    for statements in committed.binlog_transactions():
+        type_code, body, _, _ = transaction_events(statements, xid=1, thread_id=1)[-1]
+        assert type_code in (TYPE_QUERY, TYPE_XID)
+        out.append("XID" if type_code == TYPE_XID else body.rpartition(b"\x00")[2].decode())  # (the text after the db's NUL)
+    return out
+
+
+async def test_a_transaction_of_temporary_tables_only_ends_with_commit_not_xid(tmp_path):
+    """MariaDB's InnoDB takes no part in the commit of a transaction that wrote temporary tables
+    only: its binlog group ends with QUERY COMMIT; one that wrote a base table's row with XID."""
+    engine = await _engine_with_base(tmp_path / "db")
+    a = _session(engine, 1)
+    try:
+        await _on(engine, a, "CREATE TEMPORARY TABLE tmp (id INT PRIMARY KEY)")
+        assert _ends((await _on(engine, a, "INSERT INTO tmp VALUES (1)")).committed) == ["COMMIT"]
+        await a.execute("BEGIN")
+        await a.execute("INSERT INTO tmp VALUES (2)")
+        await a.execute("UPDATE tmp SET id = 3 WHERE id = 2")
+        assert _ends((await _on(engine, a, "COMMIT")).committed) == ["COMMIT"]
+        await a.execute("BEGIN")
+        await a.execute("INSERT INTO tmp VALUES (4)")
+        await a.execute("INSERT INTO t SELECT id, 'x' FROM tmp WHERE id = 4")
+        assert _ends((await _on(engine, a, "COMMIT")).committed) == ["XID"]
+        assert _ends((await _on(engine, a, "INSERT INTO t VALUES (5, 'y')")).committed) == ["XID"]
+    finally:
+        await a.close()
+        await engine.close()
+
+
+async def test_without_autocommit_create_temporary_begins_the_transaction(tmp_path):
+    """autocommit=0: CREATE TEMPORARY TABLE as the first statement joins the transaction it
+    begins (MariaDB's: no implicit commit), so its ROLLBACK undoes the base table's row written
+    after it, keeps the table, and binlogs the transaction with ROLLBACK."""
+    engine = await _engine_with_base(tmp_path / "db")
+    a = _session(engine, 1)
+    try:
+        a.autocommit = False
+        created = await a.execute("CREATE TEMPORARY TABLE tmp (id INT)")
+        assert created.committed is None and a.in_transaction
+        await a.execute("INSERT INTO t VALUES (2, 'two')")
+        rolled_back = await _on(engine, a, "ROLLBACK")
+        assert [s.sql for s in rolled_back.committed.statements] == [
+            "CREATE TEMPORARY TABLE tmp (id INT)", "INSERT INTO t VALUES (2, 'two')", "ROLLBACK"]
+        assert await _rows(engine, a, "SELECT * FROM tmp") == []
+        assert await _rows(engine, a, "SELECT * FROM t") == [(1, "base")]
     finally:
         await a.close()
         await engine.close()
