@@ -553,7 +553,9 @@ static PyObject *Receiver_take(Receiver *self, PyObject *noargs) {
     (void)noargs;
     char drain[256];
     if (self->wake[0] >= 0) {  /* non-blocking since the pipe was made */
-        while (read(self->wake[0], drain, sizeof drain) > 0) {}
+        /* a short read emptied the pipe: no second read to see EAGAIN (a byte written after
+           it leaves the pipe readable, and the loop calls take() again) */
+        while (read(self->wake[0], drain, sizeof drain) == (ssize_t)sizeof drain) {}
     }
     return take_and_free(self);
 }

@@ -101,7 +101,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
-import functools
 import logging
 import os
 import time
@@ -1002,11 +1001,11 @@ class Applier:
         for a later group to commit without the applier's position)."""
         loop = self._loop
         assert loop is not None
-        committing = self._committing = loop.create_task(self.commit(transactions))
-        # what asyncio.shield does, in one done callback that also retrieves the outcome: the
-        # applier waits on a future of its own, so that cancelling it leaves the commit running
+        # what asyncio.shield does: the applier waits on a future of its own, so that cancelling
+        # it leaves the commit running; the task settles that future in its last step (no done
+        # callback between: the applier goes on in the next turn of the loop)
         outcome = loop.create_future()
-        committing.add_done_callback(functools.partial(_pass_outcome, outcome))
+        self._committing = loop.create_task(_commit_telling(self.commit(transactions), outcome))
         await outcome
 
     def _applied(self, batch: list[ReadyTransaction]) -> None:
@@ -1099,20 +1098,25 @@ def _drop(spool: BinaryIO | None) -> None:
         Path(spool.name).unlink(missing_ok=True)
 
 
-def _pass_outcome(outcome: asyncio.Future[None], committing: asyncio.Future[None]) -> None:
-    """A commit's outcome passed to the future its caller waits on (`_commit_shielded`), and
-    retrieved even when that caller was cancelled (the commit ended after it)."""
-    if committing.cancelled():
+async def _commit_telling(commit: Awaitable[None], outcome: asyncio.Future[None]) -> None:
+    """The commit seam's call (`_commit_shielded`'s task): its outcome passed to the future the
+    applier waits on as it ends, and retrieved here even when the applier was cancelled (the
+    commit ended after it): the task itself ends without an exception unless it is cancelled or
+    stops the loop (KeyboardInterrupt, SystemExit)."""
+    try:
+        await commit
+    except asyncio.CancelledError:
         if not outcome.done():
             outcome.cancel()
-        return
-    exc = committing.exception()
-    if outcome.done():
-        return
-    if exc is not None:
-        outcome.set_exception(exc)
+        raise
+    except BaseException as exc:  # the applier's to raise, through `outcome`
+        if not outcome.done():
+            outcome.set_exception(exc)
+        if isinstance(exc, KeyboardInterrupt | SystemExit):
+            raise  # (the loop's too, as from any task)
     else:
-        outcome.set_result(None)
+        if not outcome.done():
+            outcome.set_result(None)
 
 
 # -- SQL for row changes ------------------------------------------------------------------------------

@@ -102,6 +102,40 @@ async def test_readable_transactions_are_one_commit_with_the_position(tmp_path):
     await again.close()
 
 
+async def test_the_applier_goes_on_in_the_loop_s_next_turn_once_its_commit_ended(tmp_path):
+    """The commit seam runs in a task of its own (`_commit_shielded`: not cancelled with the
+    applier), which settles the applier's wait in its last step: the applier counts the batch in
+    the next turn of the loop, no done callback's turn between (one turn less per batch)."""
+    relay = Relay(tmp_path)
+    engine, _commits = await open_engine(tmp_path)
+    turns: list[int] = []
+
+    async def commit(transactions) -> None:
+        await applier.commit_to_engine(transactions)
+        applied = applier.applied_transactions
+
+        async def count() -> None:  # the loop's turns from here until the applier counted the batch
+            n = 0
+            while applier.applied_transactions == applied:
+                n += 1
+                await asyncio.sleep(0)
+            turns.append(n)
+
+        asyncio.get_running_loop().create_task(count())
+
+    applier = Applier(engine, relay.log, table_columns=lambda db, table: None,
+                      make_context=lambda **kw: StatementContext(**kw), commit=commit)
+    task = asyncio.create_task(applier.run())
+    await until(lambda: applier.applied_transactions == 2)
+    relay.transactions([1])
+    applier.notify()
+    await until(lambda: applier.applied_transactions == 3 and len(turns) == 3)
+    assert turns == [1, 1, 1]
+    applier.stop()
+    await asyncio.wait_for(task, 5)
+    await engine.close()
+
+
 async def test_a_stop_before_the_sql_task_first_runs_is_kept(tmp_path):
     """START SLAVE then STOP SLAVE at once: the task created by the first ends at the second."""
     relay = Relay(tmp_path)

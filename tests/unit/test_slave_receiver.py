@@ -344,3 +344,33 @@ async def test_the_receiver_acks_only_after_its_fsync_returned_0(tmp_path):
             assert durable, "an ack left before the fsync of what it names returned 0"
             acks += 1
     assert acks == seen["acks"] >= 8
+
+
+@built
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+async def test_a_wakeup_empties_the_receiver_s_pipe_in_one_read(tmp_path):
+    """The loop's reader callback takes the thread's records after one read(2) of the wake pipe
+    that empties it (a short read): no second read to be told EAGAIN, once per batch."""
+    trace = tmp_path / "trace"
+    seen: dict = {}
+
+    async def replicate(master: FakeMaster, journal: list) -> None:
+        tracer = await asyncio.create_subprocess_exec(
+            "strace", "-f", "-qq", "-y", "-p", str(os.getpid()), "-e", "trace=read", "-e", "signal=none",
+            "-o", str(trace), stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        try:
+            await asyncio.sleep(1.0)  # attached to every thread
+            for n in range(1, 9):
+                master.send([*master.transaction(2 * n), *master.transaction(2 * n + 1)], flagged=(5,))
+                await settle(journal, n)
+            seen["acks"] = len([e for e in journal if e[0] == "ack"])
+        finally:
+            tracer.terminate()
+            await tracer.wait()
+
+    await run_io(tmp_path / "data", 1, replicate, receiver=True)
+    assert seen["acks"] >= 8
+    pipe_reads = [line for line in trace.read_text().splitlines()
+                  if re.match(rf"{os.getpid()}\s+read\(\d+<pipe:", line)]
+    assert len(pipe_reads) >= 8  # the loop thread's reads of the wake pipe: at least one per batch
+    assert not [line for line in pipe_reads if "EAGAIN" in line], pipe_reads
