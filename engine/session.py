@@ -546,8 +546,8 @@ class Session:
         if fx.warnings:
             fx.warnings = []
         try:
-            answer = self.engine._pool.query_on_loop(prepared.plan.sql, args, fx, self._database,
-                                                     self._read_view() if in_view else None, names=False)
+            answer = self.engine._pool.query_on_loop(prepared.plan.sql, args, fx, self._database,  # (no names:
+                                                     self._read_view() if in_view else None, False)  # a call without keywords)
         except SQLError:
             return None  # as select_now
         if answer is None or plain and fx.warnings:
