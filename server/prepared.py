@@ -69,6 +69,7 @@ import datetime
 import decimal
 import math
 import re
+import struct
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -1098,7 +1099,10 @@ class PreparedStatements:
         status that state gives (AUTOCOMMIT), counted as `_executed` and `_counted` count them;
         any other case takes `_answer_kept`, the path of every kept read (the bytes and counts
         the same: tests/unit/test_prepared_reads.py)."""
-        stmt = self._statements.get(EXECUTE_HEAD.unpack_from(payload)[1])
+        try:
+            stmt = self._statements.get(EXECUTE_HEAD.unpack_from(payload)[1])
+        except struct.error:  # (cut short: the statement path's error)
+            return False
         if stmt is None or stmt.long_data or stmt.long_data_error:
             return False
         kept, fast = stmt.kept, stmt.int_params
