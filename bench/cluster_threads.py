@@ -19,7 +19,11 @@ Binlog_commits over that window; strace slows every traced thread down, so the c
 per-transaction shapes, not rates). `--rate TPS` caps sysbench's rate (its `--rate`): a slave
 gathers transactions that arrive closer than slave_commit_wait_usec into one group, so trees
 that run at different speeds make different groups; at one capped rate they see the same
-arrivals. Not a test: compare trees in one run.
+arrivals. `--workload slave_point_select` is sysbench_semisync.py's slave reads (`oltp_point_select`
+on the first slave while the master takes `oltp_insert`, both with --threads): the counts are per
+(read + insert), as that script divides them, and strace's window divides by the reads the first
+slave answered (its Com_stmt_execute) plus the master's Binlog_commits. Not a test: compare trees
+in one run.
 """
 
 from __future__ import annotations
@@ -101,19 +105,26 @@ def binlog_commits(cluster: sb.Cluster) -> int:
     return int(dict(cluster.master.query("SHOW GLOBAL STATUS LIKE 'Binlog_commits'"))["Binlog_commits"])
 
 
-def strace_window(cluster: sb.Cluster, seconds: float, tmp: Path) -> None:
-    """Each process's system calls by name per transaction over `seconds` (module docstring)."""
+def slave_reads(cluster: sb.Cluster) -> int:
+    """The executions the first slave answered (its Com_stmt_execute: the slave reads' reads)."""
+    return int(dict(cluster.slaves[0].query("SHOW GLOBAL STATUS LIKE 'Com_stmt_execute'"))["Com_stmt_execute"])
+
+
+def strace_window(cluster: sb.Cluster, seconds: float, tmp: Path, reads: bool = False) -> None:
+    """Each process's system calls by name per transaction over `seconds` (module docstring);
+    `reads`: per (read on the first slave + insert)."""
     pids = cluster.pids()
     paths = [tmp / f"strace-{pid}.txt" for pid in pids]
-    first = binlog_commits(cluster)
+    first = binlog_commits(cluster) + (slave_reads(cluster) if reads else 0)
     tracers = [subprocess.Popen(["strace", "-c", "-f", "-q", "-o", str(path), "-p", str(pid)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                for pid, path in zip(pids, paths, strict=True)]
     time.sleep(seconds)
     for tracer in tracers:
         stop_tracer(tracer)
-    tx = binlog_commits(cluster) - first
-    print(f"  strace -c -f, {seconds:.0f} s, {tx} transactions (the master's Binlog_commits): calls per transaction")
+    tx = binlog_commits(cluster) + (slave_reads(cluster) if reads else 0) - first
+    counted = "the first slave's Com_stmt_execute and the master's Binlog_commits" if reads else "the master's Binlog_commits"
+    print(f"  strace -c -f, {seconds:.0f} s, {tx} transactions ({counted}): calls per transaction")
     for name, path in zip(("master", "slave", "slave"), paths, strict=True):
         calls = strace_table(path)
         listed = ", ".join(f"{call} {n / tx:.2f}" for call, n in sorted(calls.items(), key=lambda kv: -kv[1])
@@ -152,32 +163,39 @@ class RatedSysbench(sb.Sysbench):
 def run_one(tree: Path, bench: sb.Sysbench, workload: str, threads: int, tmp: Path,
             syscalls: bool = False, strace: float = 0.0) -> None:
     cluster = sb.start_ours(f"ours ({tree})", tree, tmp)
+    reads = workload == sb.SLAVE_READS
     try:
         cluster.wait_semisync_ready()
         cluster.master.query("CREATE DATABASE sbtest")
-        bench.checked(workload, cluster.master.port, "prepare", str(tree))
+        bench.checked("oltp_insert" if reads else workload, cluster.master.port, "prepare", str(tree))
         cluster.wait_caught_up()
         pids = cluster.pids()
         perf_paths = [tmp / f"perf-{pid}.txt" for pid in pids]
         perfs = [start_perf(p, path) for p, path in zip(pids, perf_paths, strict=True)] if syscalls else []
         time.sleep(0.5 if syscalls else 0)  # perf attached before the run starts
         before = [threads_of(p) for p in pids]
-        run = bench.start(workload, cluster.master.port, "run", threads)
+        runs = ([bench.start("oltp_point_select", cluster.slaves[0].port, "run", threads),
+                 bench.start("oltp_insert", cluster.master.port, "run", threads)] if reads
+                else [bench.start(workload, cluster.master.port, "run", threads)])
         if strace:
             time.sleep(3)
-            strace_window(cluster, strace, tmp)
-        result = sb.finish(run, bench.seconds + 600)
+            strace_window(cluster, strace, tmp, reads)
+        results = [sb.finish(run, bench.seconds + 600) for run in runs]
         cluster.wait_caught_up()
         after = [threads_of(p) for p in pids]
         for perf in perfs:
             stop_tracer(perf)
         counts = [perf_counts(path) for path in perf_paths] if syscalls else [None] * len(pids)
-        if result.failure or not result.transactions:
-            raise SystemExit(f"{tree}: sysbench failed: {result.failure}")
+        for result in results:
+            if result.failure or not result.transactions:
+                raise SystemExit(f"{tree}: sysbench failed: {result.failure}")
+        result = results[0]
+        transactions = sum(r.transactions for r in results)
         print(f"{tree} ({sb.tree_revision(tree)}): {workload}, {threads} threads: {result.tps} tps, "
-              f"p95 {result.p95_ms} ms, {result.transactions} transactions; µs and switches per transaction")
+              f"p95 {result.p95_ms} ms" + (f", the master's inserts {results[1].tps} tps" if reads else "")
+              + f", {transactions} transactions; µs and switches per transaction")
         for name, pid, b, a, c in zip(("master", "slave", "slave"), pids, before, after, counts, strict=True):
-            report(name, pid, b, a, result.transactions, c)
+            report(name, pid, b, a, transactions, c)
     finally:
         cluster.stop()
 
@@ -188,7 +206,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=16)
     parser.add_argument("--time", type=int, default=15)
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--workload", default="oltp_insert", choices=[w for w in sb.WORKLOADS if w != sb.SLAVE_READS])
+    parser.add_argument("--workload", default="oltp_insert", choices=sb.WORKLOADS)
     parser.add_argument("--table-size", type=int, default=10000)
     parser.add_argument("--rate", type=int, default=0,
                         help="sysbench's --rate: transactions per second at most (0: as fast as it goes), so "

@@ -568,7 +568,7 @@ class Session:
         if fx.warnings:
             fx.warnings = []
         try:
-            answer = self.engine._pool.query_on_loop(prepared.plan.sql, args, fx, self._database, view, names=False)
+            answer = self.engine._pool.query_on_loop(prepared.plan.sql, args, fx, self._database, view, False)  # names=False, without a keyword
         except SQLError:
             return None  # as select_now
         if answer is None or plain and fx.warnings:

@@ -295,10 +295,10 @@ def decode_stmt_command(payload: bytes) -> StmtCommand:
 
 
 _EXECUTE_LAYOUT = _STRUCT_PATHS[COM_STMT_EXECUTE][0]
-# where the layout's statement id lies (read it with `int.from_bytes(payload[EXECUTE_STATEMENT_ID],
-# "little")`) and its flags byte
-_FLAGS_AT = struct.calcsize(_EXECUTE_LAYOUT.format[:3])
-EXECUTE_STATEMENT_ID = slice(struct.calcsize(_EXECUTE_LAYOUT.format[:2]), _FLAGS_AT)
+# the layout's command byte and statement id, read in one call (`EXECUTE_HEAD.unpack_from(payload)`,
+# the id second), and where its flags byte lies
+EXECUTE_HEAD = struct.Struct(_EXECUTE_LAYOUT.format[:3])
+_FLAGS_AT = EXECUTE_HEAD.size
 
 
 def plain_execute(payload: bytes) -> tuple[int, bytes] | None:
@@ -589,7 +589,7 @@ class IntParams:
     def read_execute(self, payload: bytes) -> tuple[int, ...] | None:
         """`read` of the parameter block of `payload`, a COM_STMT_EXECUTE's (its first byte the
         command), when its flags are 0: what `plain_execute` then `read` give, in one call (the
-        statement id is the caller's to read: `EXECUTE_STATEMENT_ID`); None for any other
+        statement id is the caller's to read: `EXECUTE_HEAD`); None for any other
         payload."""
         if (len(payload) != self._execute_size or payload[0] != COM_STMT_EXECUTE or payload[_FLAGS_AT]
                 or not payload.startswith(self._prefix, _EXECUTE_LAYOUT.size)):
@@ -1196,7 +1196,7 @@ BINARY_RESPONSES = (PrepareOK, BinaryResultSet, BinaryRows)
 __all__ = [
     "BINARY_RESPONSES", "BULK_SEND_TYPES_TO_SERVER", "BULK_SEND_UNIT_RESULTS", "COM_STMT_BULK_EXECUTE",
     "COM_STMT_CLOSE", "COM_STMT_EXECUTE", "COM_STMT_FETCH", "COM_STMT_PREPARE",
-    "COM_STMT_RESET", "COM_STMT_SEND_LONG_DATA", "CURSOR_TYPE_READ_ONLY", "EXECUTE_STATEMENT_ID", "STMT_COMMANDS",
+    "COM_STMT_RESET", "COM_STMT_SEND_LONG_DATA", "CURSOR_TYPE_READ_ONLY", "EXECUTE_HEAD", "STMT_COMMANDS",
     "BinaryResultSet", "BinaryRows", "ComStmtBulkExecute", "ComStmtClose", "ComStmtExecute", "ComStmtFetch",
     "ComStmtPrepare", "ComStmtReset", "ComStmtSendLongData", "ParamType", "ParamsLayout", "PrepareOK", "ZeroDate",
     "BinaryRowEncoder", "UncarriedValue", "decode_binary_row", "decode_execute_params",

@@ -356,6 +356,10 @@ StateT = TypeVar("StateT", ServerState, ClientState)
 _COMMAND_RECEIVED = SERVER_TRANSITIONS[(S.COMMAND, T.RECV_COMMAND)]
 _RESPONSE_SENT = SERVER_TRANSITIONS[(S.RESPONDING, T.SEND_RESPONSE)]
 _MORE_SENT = SERVER_TRANSITIONS[(S.RESPONDING, T.SEND_MORE)]
+# the states the per-command and per-event methods compare with, read once: in Python 3.11 a
+# member read through its class (`S.COMMAND`) goes through the enum metaclass's `__getattr__`
+# hook, some six times a global's cost, on every command
+_COMMAND, _RESPONDING, _DUMPING = S.COMMAND, S.RESPONDING, S.DUMPING
 
 
 class _Machine(Generic[StateT]):
@@ -543,7 +547,7 @@ class ServerConnection:
         command: its payload, the connection then RESPONDING as after `next_event` returned its
         command (`decode_command` of the payload, which raises what `next_event` would); else
         None, having taken nothing (then `receive_data(data)`)."""
-        if self._machine.state is not S.COMMAND or self._peer_closed:
+        if self._machine.state is not _COMMAND or self._peer_closed:
             return None
         payload = self._decoder.whole(data)
         if payload is None or payload == _QUIT_PAYLOAD:
@@ -559,7 +563,7 @@ class ServerConnection:
         would, the connection then as after it); else None, having taken nothing (then
         `receive_data(data)`). A slave sends one ack per read batch of the master's: this is
         how nearly every ack arrives."""
-        if self._machine.state is not S.DUMPING or not self._semisync or self._peer_closed:
+        if self._machine.state is not _DUMPING or not self._semisync or self._peer_closed:
             return None
         payload = self._decoder.whole(data)
         if payload is None or payload == _QUIT_PAYLOAD:
@@ -726,7 +730,7 @@ class ServerConnection:
                 info: str = "") -> bytes:
         """`send(OK(affected_rows, last_insert_id, status, warnings, info))` without the OK
         object (a statement's answer: the hottest response)."""
-        if self._machine.state is not S.RESPONDING:
+        if self._machine.state is not _RESPONDING:
             return self.send(OK(affected_rows, last_insert_id, status, warnings, info))
         more = status & _MORE_RESULTS
         # (`fire(T.SEND_MORE if more else T.SEND_RESPONSE)` from RESPONDING, checked above)
@@ -779,7 +783,7 @@ class ServerConnection:
         Python call: `native_answer`). Raises what `encode_rows` raises (`UncarriedValue`), the
         connection then unchanged."""
         machine = self._machine
-        if status & _MORE_RESULTS or self._seq != 1 or machine.state is not S.RESPONDING:
+        if status & _MORE_RESULTS or self._seq != 1 or machine.state is not _RESPONDING:
             return self.send_rows(head, status, encoder.encode_rows(rows))  # (`send_rows` frames or refuses those)
         pair = head.arounds.get(status)
         framed, closing = head.around(status) if pair is None else pair
@@ -804,7 +808,7 @@ class ServerConnection:
         sequence id 1 (see the module docstring).
         """
         machine = self._machine
-        if machine.state is not S.DUMPING:
+        if machine.state is not _DUMPING:
             machine.fire(T.SEND_EVENT)  # raises: not dumping
         size = 1 + len(header) + len(event)
         seq = self._seq
@@ -825,7 +829,7 @@ class ServerConnection:
 
         A dump frames a whole read batch (usually a commit group) with this, then writes it."""
         machine = self._machine
-        if machine.state is not S.DUMPING:
+        if machine.state is not _DUMPING:
             machine.fire(T.SEND_EVENT)  # raises: not dumping
         if _native_frame_events is not None:  # the compiled twin (protocol/_framing.c)
             framed = _native_frame_events(events, headers, self._seq)

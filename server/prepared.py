@@ -69,6 +69,7 @@ import datetime
 import decimal
 import math
 import re
+import struct
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -90,7 +91,7 @@ from engine.session import KeptWrite
 from protocol.binary import (
     COM_STMT_EXECUTE,
     CURSOR_TYPE_READ_ONLY,
-    EXECUTE_STATEMENT_ID,
+    EXECUTE_HEAD,
     BinaryResultSet,
     BinaryRowEncoder,
     BinaryRows,
@@ -1098,15 +1099,21 @@ class PreparedStatements:
         status that state gives (AUTOCOMMIT), counted as `_executed` and `_counted` count them;
         any other case takes `_answer_kept`, the path of every kept read (the bytes and counts
         the same: tests/unit/test_prepared_reads.py)."""
-        stmt = self._statements.get(int.from_bytes(payload[EXECUTE_STATEMENT_ID], "little"))
+        try:
+            stmt = self._statements.get(EXECUTE_HEAD.unpack_from(payload)[1])
+        except struct.error:  # (cut short: the statement path's error)
+            return False
         if stmt is None or stmt.long_data or stmt.long_data_error:
             return False
         kept, fast = stmt.kept, stmt.int_params
         if kept is None or fast is None or fast[1] is None or fast[0] is not stmt.types:
             return False
         values = fast[1].read_execute(payload)
-        if values is None or min(values) < 0 or max(values) > _SIGNED_MAX or kept.kinds != (int,) * len(values):
+        if values is None or kept.kinds != (int,) * len(values):
             return False
+        for value in values:  # (plain: `_int_values`' range, read without min() and max(), which cost more)
+            if value < 0 or value > _SIGNED_MAX:
+                return False
         session = self.session
         encoder = kept.encoder
         if encoder is None or session.diagnostics or not (session.reads_unhindered or session.unhindered()):

@@ -54,3 +54,16 @@ def test_the_heads_kept_stay_bounded(monkeypatch):
         stats.count_command(f"SELECT C{n}", f"SELECT c{n} FROM t")
     assert len(listener._COM_BY_HEAD) == listener._COM_HEADS_MAX
     assert stats.com["Com_select"] == listener._COM_HEADS_MAX + 100
+
+
+def test_a_count_stores_through_the_dict_s_own_slots():
+    """`com[name] += 1` (twice per kept read) stores through dict's C slots: no method of the
+    counters' class that reads or stores an item is written in Python (a class defining
+    `__delitem__` or `__setitem__` in Python, as `collections.Counter` defines `__delitem__`,
+    makes every store go through a Python-level slot), and a name never counted reads 0."""
+    com = ServerStats().com
+    for name in ("__getitem__", "__setitem__", "__delitem__"):
+        assert getattr(type(com), name) is getattr(dict, name), name
+    assert com["Com_select"] == 0 and "Com_select" not in com
+    com["Com_select"] += 1
+    assert com == {"Com_select": 1}

@@ -957,3 +957,20 @@ def test_send_ok_is_send_of_the_ok(fields):
     assert logging_in[0].send_ok(*fields[:2], ServerStatus.AUTOCOMMIT) == logging_in[1].send(
         OK(*fields[:2], ServerStatus.AUTOCOMMIT))
     assert logging_in[0].state is logging_in[1].state is ServerState.COMMAND
+
+
+def test_the_per_command_methods_read_no_state_through_its_enum_class():
+    """The methods a command or an event goes through compare with states read once at import
+    (`_COMMAND`, `_RESPONDING`, `_DUMPING`): in Python 3.11 `S.COMMAND` goes through the enum
+    metaclass's `__getattr__` hook, several times a global's cost, on every command."""
+    import ast
+    import inspect
+    import textwrap
+
+    from protocol.connection import ServerConnection
+
+    for name in ("whole_command", "whole_ack", "send_ok", "send_binary_rows", "send_event", "send_events"):
+        tree = ast.parse(textwrap.dedent(inspect.getsource(getattr(ServerConnection, name))))
+        read = [node.attr for node in ast.walk(tree)
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "S"]
+        assert not read, (name, read)

@@ -27,7 +27,7 @@ from protocol.binary import (
     COM_STMT_EXECUTE,
     COM_STMT_FETCH,
     CURSOR_TYPE_READ_ONLY,
-    EXECUTE_STATEMENT_ID,
+    EXECUTE_HEAD,
     BinaryResultSet,
     BinaryRowEncoder,
     IntParams,
@@ -141,7 +141,7 @@ def test_the_statement_id_of_an_execute_is_the_decoder_s():
     rng = random.Random(5)
     for _ in range(50):
         payload = _executes(rng, bytes(rng.randrange(256) for _ in range(rng.randrange(12))))[0]
-        assert int.from_bytes(payload[EXECUTE_STATEMENT_ID], "little") == decode_stmt_command(payload).statement_id
+        assert EXECUTE_HEAD.unpack_from(payload)[1] == decode_stmt_command(payload).statement_id
 
 
 def test_no_layout_for_nulls_other_types_or_no_parameters():
