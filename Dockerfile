@@ -18,14 +18,14 @@ COPY node ./node
 COPY config ./config
 COPY cli ./cli
 COPY pipeline ./pipeline
-# gcc + libc6-dev + zlib1g-dev only while pip builds the compiled parts (engine/_lexer.c, binlog/_syncer.c,
+# gcc + libc6-dev + zlib1g-dev + libsqlite3-dev only while pip builds the compiled parts (engine/_lexer.c, engine/_walframes.c, binlog/_syncer.c,
 # protocol/_eventscan.c, protocol/_framing.c, protocol/_rows.c, slave/_receiver.c, pipeline/_binlog_scan.c), removed in the same layer; without them the
 # image would run their pure-Python fallbacks.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends gcc libc6-dev zlib1g-dev \
+    && apt-get install -y --no-install-recommends gcc libc6-dev zlib1g-dev libsqlite3-dev \
     && pip install --no-cache-dir . \
-    && (cd / && python -c "import engine._lexer, binlog._syncer, protocol._eventscan, protocol._framing, protocol._rows, slave._receiver") \
-    && apt-get purge -y --auto-remove gcc libc6-dev zlib1g-dev \
+    && (cd / && python -c "import engine._lexer, engine._walframes, binlog._syncer, protocol._eventscan, protocol._framing, protocol._rows, slave._receiver") \
+    && apt-get purge -y --auto-remove gcc libc6-dev zlib1g-dev libsqlite3-dev \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --create-home --uid 10001 --shell /usr/sbin/nologin semisync \
     && mkdir -p /data \

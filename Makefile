@@ -2,12 +2,13 @@
 # Both install what they need on a fresh Debian 12 machine (run as root).
 PYTHON ?= python3
 # gcc + libc6-dev: pip builds the C parts (setup.py) with them; zlib1g-dev: the slave's receiver
-# thread (slave/_receiver.c) checks CRC32 footers with zlib; php-cli + php-mysql: PHP's mysqlnd
+# thread (slave/_receiver.c) checks CRC32 footers with zlib; libsqlite3-dev: SQLite's header for the
+# engine files' VFS shim (engine/_walframes.c); php-cli + php-mysql: PHP's mysqlnd
 # (tests/integration/test_php_mysqlnd_mariadb.py); percona-toolkit brings Perl's DBD::mysql;
 # golang-go + golang-github-go-sql-driver-mysql-dev: Go's driver, built offline from the package's
 # sources (tests/integration/test_go_sql_driver_mariadb.py); ruby-mysql2: Ruby's mysql2 gem
 # (tests/integration/test_ruby_mysql2_mariadb.py)
-APT_PACKAGES := mariadb-server mariadb-client sysbench docker-compose prometheus prometheus-mysqld-exporter openjdk-17-jre-headless gcc libc6-dev zlib1g-dev libmariadb-java percona-toolkit openjdk-17-jdk-headless strace php-cli php-mysql golang-go golang-github-go-sql-driver-mysql-dev ruby-mysql2 mydumper libmariadb-dev pkg-config
+APT_PACKAGES := mariadb-server mariadb-client sysbench docker-compose prometheus prometheus-mysqld-exporter openjdk-17-jre-headless gcc libc6-dev zlib1g-dev libsqlite3-dev libmariadb-java percona-toolkit openjdk-17-jdk-headless strace php-cli php-mysql golang-go golang-github-go-sql-driver-mysql-dev ruby-mysql2 mydumper libmariadb-dev pkg-config
 PYTEST_ARGS ?=
 
 .PHONY: test demo deps apt-deps pip-deps node-deps lint

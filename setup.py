@@ -22,7 +22,10 @@
   `protocol.position.PyBinlogPosition`);
 - `slave/_receiver.c` (with `protocol/_dumpscan.h`, linked with zlib), the thread that reads,
   writes, fsyncs and acks a slave's dump (`slave.receiver.NativeReceiver`; else the IO task
-  reads on its loop)."""
+  reads on its loop);
+- `engine/_walframes.c` (with SQLite's header, `sqlite3.h`; it calls the libsqlite3 the sqlite3
+  module loaded, it links none), the engine files' VFS that writes each WAL frame in one system
+  call (`engine.connections.VFS`, "unix-excl-frames"; else SQLite's "unix-excl")."""
 
 from setuptools import Extension, setup
 
@@ -45,4 +48,6 @@ setup(ext_modules=[
               extra_compile_args=["-O2", "-Wall", "-Wextra"]),
     Extension("slave._receiver", ["slave/_receiver.c"], optional=True, libraries=["z"],
               depends=["protocol/_dumpscan.h", "binlog/_send_whole.h"], extra_compile_args=["-O2", "-Wall", "-Wextra"]),
+    Extension("engine._walframes", ["engine/_walframes.c"], optional=True,
+              extra_compile_args=["-O2", "-Wall", "-Wextra"]),
 ])

@@ -45,7 +45,11 @@ rebuilds the WAL-index from the WAL as it did from a `-shm` file. Another proces
 server on the datadir, a tool opening a file) finds the file locked (SQLITE_BUSY, "database is
 locked"); the engine's open says so for its datadir (`claim`, `DatadirInUse`). Every connection
 of the process to these files must use that VFS: one through another would release the
-process's lock when it lets go of its own."""
+process's lock when it lets go of its own. Where `engine/_walframes.c` builds and loads, the files
+are opened through its shim over unix-excl, "unix-excl-frames" (`VFS`), which hands every open to
+unix-excl itself (the same locks, the same WAL-index in memory: a connection through either VFS
+shares them) and writes each WAL frame, its header and its page, in one system call instead of
+two; the files' bytes, the order of their writes and what each sync covers are unix-excl's."""
 
 from __future__ import annotations
 
@@ -84,7 +88,23 @@ LOOP_READ_STEPS = 20_000
 PAGE_CACHE_BYTES = 32 << 20  # each connection's page cache (what innodb_buffer_pool_size reports)
 PAGE_SIZE = 4096  # SQLite's default page size, which the engine's files keep (innodb_page_size)
 BUSY_TIMEOUT_MS = 10_000  # a reader thread's or the writer's longest wait for a lock
-VFS = "unix-excl"  # the files are the process's alone (the module's header)
+
+
+def _vfs() -> str:
+    """The VFS of the engine's files: "unix-excl-frames" (`engine/_walframes.c`: unix-excl with each
+    WAL frame written in one system call) when the compiled shim registers in the SQLite this
+    Python uses, else "unix-excl" itself: the same files, written the same way."""
+    try:
+        from engine import _walframes
+    except ImportError:
+        return "unix-excl"
+    major, minor, patch = sqlite3.sqlite_version_info
+    if _walframes.register(major * 1_000_000 + minor * 1000 + patch):
+        return "unix-excl-frames"
+    return "unix-excl"
+
+
+VFS = _vfs()  # the files are the process's alone (the module's header)
 
 # A literal number with more digits than a double holds is a Decimal (`lexer.decode_number`); where
 # the translation binds it as SQLite's own number (not as its exact text: `engine.exact`,
