@@ -525,11 +525,11 @@ class PreparedStatement:
         placeholder) or bound with plain values (`bind_write`'s: digits, or text quoted without an
         escape, `/*` or `@`), passes what `ClientSession._loop_answers` asks of a text while
         `routines` are the stored functions: no executable comment, no `may_call`; kept in
-        `passes`, with `routines` in `asked`. A plain value brings no executable comment: its text has no `/*`
-        and begins and ends with a digit or a quote, so a `/*!` or `/*M!` of the bound text is one
-        of a piece. It may bring a function's name (in its quotes, or joined to a piece's word:
-        `f?(1)` bound with 1 names `f1`) and a `(`, so with placeholders the text passes
-        `may_call` only while no database keeps a stored function."""
+        `passes`, with `routines` in `asked`. A plain value brings no executable comment: its
+        text has no `/*` and begins and ends with a digit or a quote, so a `/*!` or `/*M!` of the
+        bound text is one of a piece. It may bring a function's name (in its quotes, or joined to
+        a piece's word: `f?(1)` bound with 1 names `f1`) and a `(`, so with placeholders the text
+        passes `may_call` only while no database keeps a stored function."""
         text = "?".join(self.pieces)  # (a `?` takes no part in either comment's opening)
         self.passes = passes = not ("/*!" in text or "/*M!" in text or (
             keeps_functions(routines) if self.param_count else may_call(routines, text)))
