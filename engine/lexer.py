@@ -36,8 +36,21 @@ try:
 except ImportError:  # not built (no C compiler at install): the Python pass
     _native = None
 
-# `/*! ... */` and `/*!50100 ... */` are executable comments: MySQL runs their content.
-_EXEC_COMMENT = re.compile(r"/\*!\d*(.*?)\*/", re.S)
+# `/*! ... */` and `/*!50100 ... */` are executable comments: MySQL runs their content. Quoted
+# text and the other comments are matched first and kept whole (group 1): a `/*!` inside a string
+# literal is the string's (`'/*!50000 x */'` stays those 13 characters).
+_EXEC_COMMENT = re.compile(
+    r"""(?=[`'"/\-\#])(`[^`]*(?:``[^`]*)*`|'[^'\\]*(?:(?:\\.|'')[^'\\]*)*'|"[^"\\]*(?:(?:\\.|"")[^"\\]*)*"
+    |/\*(?!!).*?\*/|--(?=[ \t\r\n]|$)[^\n]*|\#[^\n]*)
+    |/\*!\d*(.*?)\*/""",
+    re.S | re.X,
+)
+
+
+def _unwrap(found: re.Match[str]) -> str:
+    kept = found.group(1)
+    return kept if kept is not None else " " + found.group(2) + " "
+
 
 # Unrolled string loops and a leading first-character lookahead: most positions fail at once.
 _LITERALS = re.compile(
@@ -171,7 +184,7 @@ def syntax_error(near: str, line: int = 1) -> SQLError:
 def extract(sql: str) -> tuple[str, list[object]]:
     """Statement text -> (shape with `?` per literal, literal values in order)."""
     if "/*!" in sql:
-        sql = _EXEC_COMMENT.sub(r" \1 ", sql)
+        sql = _EXEC_COMMENT.sub(_unwrap, sql)
     if _native is not None:
         found = _native.extract(sql)
         if found is not None:  # None: a bare `?`, which the Python pass reports, or a hybrid
@@ -182,7 +195,7 @@ def extract(sql: str) -> tuple[str, list[object]]:
 def _extract_py(sql: str) -> tuple[str, list[object]]:
     """`extract` without the C module (the reference the tests hold it to)."""
     if "/*!" in sql:
-        sql = _EXEC_COMMENT.sub(r" \1 ", sql)
+        sql = _EXEC_COMMENT.sub(_unwrap, sql)
     return _literals_py(sql)
 
 
@@ -240,7 +253,7 @@ def literal_texts(sql: str) -> list[str]:
     """The literals' source texts, in `extract`'s order (for result column names): adjacent
     strings ('a' 'b') one text, as they are one literal."""
     if "/*!" in sql:
-        sql = _EXEC_COMMENT.sub(r" \1 ", sql)
+        sql = _EXEC_COMMENT.sub(_unwrap, sql)
     return [sql[spans[0][0]:spans[-1][1]] for _, spans in _literal_spans(sql)]
 
 
@@ -248,7 +261,7 @@ def replace_literals(sql: str, texts: dict[int, str]) -> str:
     """`sql` with the literal of each index of `texts` (`extract`'s order) written as its text
     there (an executable comment's content taken out of it, as `extract` reads it)."""
     if "/*!" in sql:
-        sql = _EXEC_COMMENT.sub(r" \1 ", sql)
+        sql = _EXEC_COMMENT.sub(_unwrap, sql)
     parts: list[str] = []
     last = 0
     found = (m for m in _LITERALS.finditer(sql) if m.lastgroup != "skip")

@@ -1043,14 +1043,23 @@ def may_call(kept: dict[str, dict[str, Routine]], sql: str) -> bool:
     one that a database keeps."""
     if "(" not in sql:
         return False
-    if _known[0] is not kept:
-        _known[:] = kept, frozenset(key[len(_FUNCTION_KEY):] for schema in kept.values() for key in schema
-                                    if key.startswith(_FUNCTION_KEY))
-    names = _known[1]
+    names = _known[1] if _known[0] is kept else _function_names(kept)
     if names:
         lowered = sql.lower()
         return any(name in lowered for name in names)
     return False
+
+
+def keeps_functions(kept: dict[str, dict[str, Routine]]) -> bool:
+    """Whether a database keeps a stored function: without one `may_call` is False for any text."""
+    return bool(_known[1] if _known[0] is kept else _function_names(kept))
+
+
+def _function_names(kept: dict[str, dict[str, Routine]]) -> frozenset[str]:
+    """The names of the stored functions `kept` holds, kept in `_known` for the next question."""
+    _known[:] = kept, frozenset(key[len(_FUNCTION_KEY):] for schema in kept.values() for key in schema
+                                if key.startswith(_FUNCTION_KEY))
+    return _known[1]
 
 
 def qualified_call_error(sql: str, find, database: str | None) -> SQLError | None:

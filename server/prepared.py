@@ -87,6 +87,7 @@ from engine.coltypes import (
 from engine.exprtypes import drop_alias, select_items
 from engine.lexer import extract, tokenize
 from engine.results import Result
+from engine.routines import keeps_functions, may_call
 from engine.session import KeptWrite
 from protocol.binary import (
     COM_STMT_EXECUTE,
@@ -446,6 +447,11 @@ class PreparedStatement:
     # a write's: the layout of a parameter block `answer_on_receipt` read, with the bound types
     # it was read with; a block laid out alike is read through it while they stay bound
     write_params: tuple[list[ParamType], ParamsLayout | None] | None = None
+    # whether its texts answered on receipt pass the shell's tests of a text (`passes_text`)
+    # while the stored functions are `asked` (`Engine.routines`, replaced by each CREATE / DROP
+    # FUNCTION; None: not asked yet)
+    passes: bool = False
+    asked: object = None
 
     def raise_long_data_error(self) -> None:
         """mysqld reports a COM_STMT_SEND_LONG_DATA's error (which has no answer) at the next
@@ -514,6 +520,22 @@ class PreparedStatement:
                 plain.append(value)
             texts.append(text)
         return self.template % tuple(texts), plain
+
+    def passes_text(self, routines: dict[str, dict[str, Any]]) -> bool:
+        """Whether each text of the statement that an execution on receipt runs, its own (no
+        placeholder) or bound with plain values (`bind_write`'s: digits, or text quoted without an
+        escape, `/*` or `@`), passes what `ClientSession._loop_answers` asks of a text while
+        `routines` are the stored functions: no executable comment, no `may_call`; kept in
+        `passes`, with `routines` in `asked`. A plain value brings no executable comment: its
+        text has no `/*` and begins and ends with a digit or a quote, so a `/*!` or `/*M!` of the
+        bound text is one of a piece. It may bring a function's name (in its quotes, or joined to
+        a piece's word: `f?(1)` bound with 1 names `f1`) and a `(`, so with placeholders the text
+        passes `may_call` only while no database keeps a stored function."""
+        text = "?".join(self.pieces)  # (a `?` takes no part in either comment's opening)
+        self.passes = passes = not ("/*!" in text or "/*M!" in text or (
+            keeps_functions(routines) if self.param_count else may_call(routines, text)))
+        self.asked = routines
+        return passes
 
     def bind_text(self, literals: list[str]) -> str:
         """The text with each placeholder replaced by its literal's text."""
@@ -1069,18 +1091,23 @@ class PreparedStatements:
                 return False
             stmt.int_params = (types, IntParams.of(block, stmt.param_count, types))
             return self._answer_kept(stmt, kept, plain, types, flags)
+        routines = session.server.engine.routines
+        passes = stmt.passes if stmt.asked is routines else stmt.passes_text(routines)
         try:
             if stmt.begin is not None:
-                result = session.run_begin_now(stmt.pieces[0], stmt.begin, unclaimed=True)
+                result = session.run_begin_now(stmt.pieces[0], stmt.begin, True, passes)
             elif stmt.commit is not None:
-                result = session.run_commit_now(stmt.pieces[0], stmt.commit, "Execute", unclaimed=True)
+                result = session.run_commit_now(stmt.pieces[0], stmt.commit, "Execute", True, passes)
             else:
                 warned: list = []
                 sql, plain = stmt.bind_write(values, types, warned)
                 if warned:  # (the statement path gives them)
                     return False
-                result = session.run_write_now(sql, stmt.write, True,  # type: ignore[arg-type]
-                                               None if plain is None else stmt.kept_write, plain)
+                if plain is None:  # (a value not plain: its text is asked as it is)
+                    result = session.run_write_now(sql, stmt.write, True)  # type: ignore[arg-type]
+                else:
+                    result = session.run_write_now(sql, stmt.write, True, stmt.kept_write, plain,  # type: ignore[arg-type]
+                                                   passes)
         except SQLError as exc:  # (a failed write: the statement path's error too)
             result = exc
         return self._executed(stmt, types, result, None, 0)

@@ -1457,29 +1457,33 @@ class ClientSession(asyncio.Protocol):
             self._counted(keyword, statement)
         return result
 
-    def run_begin_now(self, statement: str, keyword: str, unclaimed: bool = False) -> Any:
+    def run_begin_now(self, statement: str, keyword: str, unclaimed: bool = False, passes: bool = False) -> Any:
         """`run_statement` of BEGIN / START TRANSACTION answered on the loop at once (engine
         `Session.begin_now`: the transaction it ends wrote nothing): its Result, or None when
         the statement must take `run_statement`'s way (then nothing was counted), as
-        `run_read_now`; `unclaimed` as `run_write_now`'s."""
-        if self.engine_session is None or not self._loop_answers(statement, None if unclaimed else keyword):
+        `run_read_now`; `unclaimed` and `passes` as `run_write_now`'s."""
+        if self.engine_session is None or not (
+                (self.reads_unhindered or self.unhindered()) if passes
+                else self._loop_answers(statement, None if unclaimed else keyword)):
             return None
         result = self.engine_session.begin_now(statement)
         if result is not None:
             self._counted(keyword, statement)
         return result
 
-    def run_commit_now(self, statement: str, keyword: str, command: str = "Query", unclaimed: bool = False) -> Any:
+    def run_commit_now(self, statement: str, keyword: str, command: str = "Query", unclaimed: bool = False,
+                       passes: bool = False) -> Any:
         """`run_statement` of COMMIT begun on the loop at once where the role commits at once
         (`Role.commits_now`): the engine ends the transaction (`Session.commit_now`) and what it
         wrote goes to `Role.commit_now` in the same step; then the answer is the session task's
         once that commit is over (`_CommitBegun` becomes the next command: ANSWERED_LATER is
         returned; `command` is the processlist's meanwhile). A transaction that wrote nothing is
         answered at once: its Result. None when the statement must take `run_statement`'s way
-        (nothing was counted), as `run_read_now`; `unclaimed` as `run_write_now`'s."""
+        (nothing was counted), as `run_read_now`; `unclaimed` and `passes` as `run_write_now`'s."""
         es = self.engine_session
-        if (es is None or not self.server.role.commits_now
-                or not self._loop_answers(statement, None if unclaimed else keyword)):
+        if es is None or not self.server.role.commits_now or not (
+                (self.reads_unhindered or self.unhindered()) if passes
+                else self._loop_answers(statement, None if unclaimed else keyword)):
             return None
         result = es.commit_now(statement)
         if result is None:
@@ -1528,8 +1532,10 @@ class ClientSession(asyncio.Protocol):
         return result
 
     def unhindered(self) -> bool:
-        """`_reads_now(None)`, kept in `reads_unhindered` for the kept reads that follow
-        (`PreparedStatements.kept_answer` asks the flag, and this only when it is down). What it
+        """`_reads_now(None)`, kept in `reads_unhindered` for the kept reads and the prepared
+        statements answered on receipt that follow (`PreparedStatements.kept_answer`, and
+        `run_write_now` and its siblings with `passes`, ask the flag, and this only when it is
+        down). What it
         asks moves only inside a command of the session's task (SET, LOCK TABLES, SET
         TRANSACTION, COM_CHANGE_USER, a stored routine's definer: each command drops the flag as
         it starts, `_command_loop`) or by a KILL (`kill`, `kill_query` drop it too); the
@@ -1539,7 +1545,7 @@ class ClientSession(asyncio.Protocol):
         return unhindered
 
     def run_write_now(self, statement: str, keyword: str, unclaimed: bool = False, kept: KeptWrite | None = None,
-                      values: list[object] | None = None) -> Any:
+                      values: list[object] | None = None, passes: bool = False) -> Any:
         """`run_statement` of a write inside the session's transaction run on the loop at once
         (`engine Session.write_now`: its writer lock held or free): its Result, or the SQLError
         it failed with, or None when the statement must take `run_statement`'s way (then
@@ -1548,10 +1554,14 @@ class ClientSession(asyncio.Protocol):
         `unclaimed`: the caller knows no role or admin handler claims `keyword` (a prepared
         write's, decided when it was prepared: the claims are fixed once the server runs).
         `kept`: the prepared write whose execution `statement` is, its placeholders holding
-        `values`, plain (engine `Session.write_kept`, which plans the text only when it must)."""
+        `values`, plain (engine `Session.write_kept`, which plans the text only when it must).
+        `passes`: the caller knows that `statement`'s text passes `_loop_answers`' tests of a
+        text (a prepared statement's, unclaimed: `PreparedStatement.passes_text`), so only the
+        session's state is asked (`_reads_now(None)`, through `reads_unhindered`)."""
         es = self.engine_session  # (`write_now` declines a write outside a transaction itself)
-        if (es is None or self.server.role.read_only or self._backup_lock is not None
-                or not self._loop_answers(statement, None if unclaimed else keyword)):
+        if es is None or self.server.role.read_only or self._backup_lock is not None or not (
+                (self.reads_unhindered or self.unhindered()) if passes
+                else self._loop_answers(statement, None if unclaimed else keyword)):
             return None
         try:
             result = es.write_now(statement) if kept is None else es.write_kept(kept, statement, values)  # type: ignore[arg-type]

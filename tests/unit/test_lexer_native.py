@@ -158,6 +158,21 @@ def test_executable_comments_are_read_on_both_paths():
     assert extract(sql)[1] == ["x"]
 
 
+@pytest.mark.parametrize("sql, shape, values", [
+    ("INSERT INTO t VALUES ('/*!50000 x */', /*!50000 1 */)", "INSERT INTO t VALUES (?,   ?  )", ["/*!50000 x */", 1]),
+    ('SELECT "a /*! b */", `c/*!d*/`', 'SELECT ?, `c/*!d*/`', ["a /*! b */"]),
+    ("SELECT 'it''s /*!1 x */' /* it's */, 2 -- /*!3 y */\n", "SELECT ? /* it's */, ? -- /*!3 y */\n",
+     ["it's /*!1 x */", 2]),
+    ("SELECT /*!1 'a' */ # /*!2 b */", "SELECT   ?   # /*!2 b */", ["a"]),
+])
+def test_an_executable_comment_is_read_outside_quotes_and_comments_only(sql, shape, values):
+    """A `/*!` inside a string literal, a quoted identifier or another comment is theirs, on both
+    paths (MariaDB stores '/*!50000 x */' as those characters)."""
+    assert extract(sql) == (shape, values)
+    assert typed(_extract_py(sql)) == typed((shape, values))
+    assert [lexer.extract(text)[1][0] for text in lexer.literal_texts(sql)] == values
+
+
 ALPHABET = list("`'\"\\/*-#xXbB0123456789.?eE+ \t\n\r\f\v_$aZ%n") + ["\u00e9", "\u0663", "\u20ac", "\U0001f600", "\0"]
 
 

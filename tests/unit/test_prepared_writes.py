@@ -552,3 +552,102 @@ def test_a_write_s_binding_reads_its_plain_values_as_bind_and_plain_values_do(pa
     assert stmt.bind_write(values, types, warned) == (stmt.bind(values, types, warned2),
                                                       prepared._plain_values(values, types))
     assert warned == warned2
+
+
+def _spied_gate(monkeypatch) -> list[str]:
+    """The shell's tests of a text answered on receipt, as they are asked, in order: a prepared
+    statement's once per stored functions (`passes_text`, with what it found) and a text's
+    whole (`_loop_answers`)."""
+    asked: list[str] = []
+    passes_text, loop_answers = getattr(prepared.PreparedStatement, "passes_text", None), ClientSession._loop_answers
+
+    def passes(self, routines):
+        found = passes_text(self, routines)
+        asked.append(f"passes_text {found}")
+        return found
+
+    def whole(self, statement, keyword):
+        asked.append("_loop_answers")
+        return loop_answers(self, statement, keyword)
+
+    monkeypatch.setattr(prepared.PreparedStatement, "passes_text", passes, raising=False)
+    monkeypatch.setattr(ClientSession, "_loop_answers", whole)
+    return asked
+
+
+# a stored function its callers may not run: its definer is no account (1449 at each call)
+_ORPHAN = "CREATE DEFINER=nobody@'%' FUNCTION d1.{}(x INT) RETURNS INT DETERMINISTIC RETURN x + 1"
+
+
+def test_a_prepared_statement_s_text_is_asked_once_per_stored_functions(shell, answered, monkeypatch):
+    """A prepared BEGIN, writes with plain values and COMMIT answered on receipt: the shell's tests
+    of their text (no executable comment, no stored function's call) are asked once per
+    statement while the stored functions stay, not per execution; asked again when a CREATE or
+    DROP FUNCTION changed them, and per execution while a function exists for the statements
+    whose values could name it (the writes; BEGIN and COMMIT have no `(`)."""
+    conn = _client(shell)
+    text = conn.cursor()
+    try:
+        begin, update, insert, commit = (conn.cursor(prepared=True) for _ in range(4))
+
+        def transaction(n: int) -> None:
+            begin.execute("BEGIN")
+            update.execute("UPDATE w SET c=? WHERE id=?", (f"t{n}", 1))
+            insert.execute("INSERT INTO w (id, k, c) VALUES (?, ?, ?)", (10 + n, n, "new"))
+            commit.execute("COMMIT")
+
+        transaction(0)
+        asked = _spied_gate(monkeypatch)
+        done = answered[0]
+        transaction(1)
+        transaction(2)
+        assert answered[0] - done == 4
+        assert asked == []
+        text.execute(_ORPHAN.format("f"))
+        transaction(3)
+        transaction(4)
+        assert asked == ["passes_text True", "passes_text False", "_loop_answers", "passes_text False",
+                         "_loop_answers", "passes_text True", "_loop_answers", "_loop_answers"]
+        del asked[:]
+        text.execute("DROP FUNCTION d1.f")
+        transaction(5)
+        transaction(6)
+        assert asked == ["passes_text True"] * 4
+        assert answered[0] - done == 2 * 6  # (the writes)
+        text.execute("SELECT id, c FROM w WHERE id = 1 OR id > 10 ORDER BY id")
+        assert text.fetchall() == [(1, "t6"), *((10 + n, "new") for n in range(1, 7))]
+        assert _role(shell).logged[-1] == ["UPDATE w SET c='t6' WHERE id=1", "INSERT INTO w (id, k, c) VALUES (16, 6, 'new')"]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("functions", [False, True])
+def test_a_parameter_s_comment_or_call_stays_data(shell, answered, functions):
+    """Prepared writes answered on receipt whose values read as an executable comment or a stored
+    function's call ("/*!50000 x */", "f()", a placeholder beside a name: `f?(1)` bound with 1
+    reads f1(1)), with or without stored functions of those names (of a definer that is no
+    account: a call fails with 1449): the strings are stored and binlogged as data, and the
+    call a binding spells is checked as its definer."""
+    conn = _client(shell)
+    text = conn.cursor()
+    try:
+        text.execute("CREATE TABLE notes (id INT PRIMARY KEY, t VARCHAR(40), n INT)")
+        if functions:
+            text.execute(_ORPHAN.format("f"))
+            text.execute(_ORPHAN.format("f1"))
+        begin, insert, joined = (conn.cursor(prepared=True) for _ in range(3))
+        values = ["/*!50000 x */", "f()", "f(1)", "/*M!100000 f(2) */", "plain"]
+        begin.execute("BEGIN")
+        for n, value in enumerate(values):
+            insert.execute("INSERT INTO notes (id, t, n) VALUES (?, ?, ?)", (n, value, n))
+        with pytest.raises(mysql_connector.Error) as called:
+            joined.execute("UPDATE notes SET n=f?(1) WHERE id=?", (1, 0))
+        conn.commit()
+        assert called.value.errno == (1449 if functions else 1305)
+        text.execute("SELECT id, t, n FROM notes ORDER BY id")
+        assert text.fetchall() == [(n, value, n) for n, value in enumerate(values)]
+        assert _role(shell).logged[-1] == [
+            f"INSERT INTO notes (id, t, n) VALUES ({n}, '{value}', {n})" for n, value in enumerate(values)]
+        assert answered[0] == (1 if functions else 3)  # (a function's name in a plain value: the task's)
+    finally:
+        conn.close()
