@@ -296,23 +296,21 @@ def test_the_scanner_s_constants_are_protocol_s():
     assert int.from_bytes(wire[at:at + 8], "little") == 0x01020304
 
 
-@built
-@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
-async def test_the_receiver_acks_only_after_its_fsync_returned_0(tmp_path):
-    """The order of the thread's system calls, as strace sees them in this process: every ack
-    (the thread's only send(2)) follows a write(2) of the batch to the relay file and an fsync(2)
-    of it that returned 0, with no write to the relay file between that fsync and the ack."""
+async def _replicated_under_strace(tmp_path, trace_args: tuple[str, ...], flagged) -> tuple[list[str], int]:
+    """Eight batches of two transactions through the receiver (batch n's flagged events
+    `flagged(n)`), this process traced by strace with `trace_args` from before the first to after
+    the last -> (the trace's lines, the acks the master got)."""
     trace = tmp_path / "trace"
     seen: dict = {}
 
     async def replicate(master: FakeMaster, journal: list) -> None:
         tracer = await asyncio.create_subprocess_exec(
-            "strace", "-f", "-qq", "-p", str(os.getpid()), "-e", "trace=write,fsync,sendto", "-e", "signal=none",
+            "strace", "-f", "-qq", *trace_args, "-p", str(os.getpid()), "-e", "signal=none",
             "-o", str(trace), stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
         try:
             await asyncio.sleep(1.0)  # attached to every thread
             for n in range(1, 9):
-                master.send([*master.transaction(2 * n), *master.transaction(2 * n + 1)], flagged=(2, 5) if n % 2 else (5,))
+                master.send([*master.transaction(2 * n), *master.transaction(2 * n + 1)], flagged=flagged(n))
                 await settle(journal, n)
             seen["acks"] = len([e for e in journal if e[0] == "ack"])
         finally:
@@ -320,8 +318,19 @@ async def test_the_receiver_acks_only_after_its_fsync_returned_0(tmp_path):
             await tracer.wait()
 
     await run_io(tmp_path / "data", 1, replicate, receiver=True)
+    return trace.read_text().splitlines(), seen["acks"]
+
+
+@built
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+async def test_the_receiver_acks_only_after_its_fsync_returned_0(tmp_path):
+    """The order of the thread's system calls, as strace sees them in this process: every ack
+    (the thread's only send(2)) follows a write(2) of the batch to the relay file and an fsync(2)
+    of it that returned 0, with no write to the relay file between that fsync and the ack."""
+    lines, acked = await _replicated_under_strace(
+        tmp_path, ("-e", "trace=write,fsync,sendto"), lambda n: (2, 5) if n % 2 else (5,))
     calls: dict[str, list[tuple[str, int, int]]] = {}
-    for line in trace.read_text().splitlines():
+    for line in lines:
         m = re.match(r"(\d+)\s+(write|fsync|sendto)\((\d+)[,)].*=\s+(-?\d+)", line)
         if m:  # an ack is the thread's send(2) with MSG_NOSIGNAL (the loop's sends have no flag)
             name = "ack" if m[2] == "sendto" and "MSG_NOSIGNAL" in line else m[2]
@@ -343,7 +352,7 @@ async def test_the_receiver_acks_only_after_its_fsync_returned_0(tmp_path):
         elif name == "ack":
             assert durable, "an ack left before the fsync of what it names returned 0"
             acks += 1
-    assert acks == seen["acks"] >= 8
+    assert acks == acked >= 8
 
 
 @built
@@ -351,26 +360,9 @@ async def test_the_receiver_acks_only_after_its_fsync_returned_0(tmp_path):
 async def test_a_wakeup_empties_the_receiver_s_pipe_in_one_read(tmp_path):
     """The loop's reader callback takes the thread's records after one read(2) of the wake pipe
     that empties it (a short read): no second read to be told EAGAIN, once per batch."""
-    trace = tmp_path / "trace"
-    seen: dict = {}
-
-    async def replicate(master: FakeMaster, journal: list) -> None:
-        tracer = await asyncio.create_subprocess_exec(
-            "strace", "-f", "-qq", "-y", "-p", str(os.getpid()), "-e", "trace=read", "-e", "signal=none",
-            "-o", str(trace), stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
-        try:
-            await asyncio.sleep(1.0)  # attached to every thread
-            for n in range(1, 9):
-                master.send([*master.transaction(2 * n), *master.transaction(2 * n + 1)], flagged=(5,))
-                await settle(journal, n)
-            seen["acks"] = len([e for e in journal if e[0] == "ack"])
-        finally:
-            tracer.terminate()
-            await tracer.wait()
-
-    await run_io(tmp_path / "data", 1, replicate, receiver=True)
-    assert seen["acks"] >= 8
-    pipe_reads = [line for line in trace.read_text().splitlines()
+    lines, acked = await _replicated_under_strace(tmp_path, ("-y", "-e", "trace=read"), lambda n: (5,))
+    assert acked >= 8
+    pipe_reads = [line for line in lines
                   if re.match(rf"{os.getpid()}\s+read\(\d+<pipe:", line)]
     assert len(pipe_reads) >= 8  # the loop thread's reads of the wake pipe: at least one per batch
     assert not [line for line in pipe_reads if "EAGAIN" in line], pipe_reads
