@@ -28,9 +28,9 @@ def test_dockerfile_is_slim_nonroot_and_healthchecked():
     # compiler does not stay in the image
     text = " ".join(lines)
     install = text.index("pip install --no-cache-dir .")
-    assert text.index("apt-get install -y --no-install-recommends gcc libc6-dev zlib1g-dev") < install
-    built = '(cd / && python -c "import engine._lexer, binlog._syncer, protocol._eventscan, protocol._framing, protocol._rows, slave._receiver")'
-    assert install < text.index(built) < text.index("apt-get purge -y --auto-remove gcc libc6-dev zlib1g-dev")
+    assert text.index("apt-get install -y --no-install-recommends gcc libc6-dev zlib1g-dev libsqlite3-dev") < install
+    built = '(cd / && python -c "import engine._lexer, engine._walframes, binlog._syncer, protocol._eventscan, protocol._framing, protocol._rows, slave._receiver")'
+    assert install < text.index(built) < text.index("apt-get purge -y --auto-remove gcc libc6-dev zlib1g-dev libsqlite3-dev")
     # every package of pyproject is copied into the image
     import tomllib
 
